@@ -1,0 +1,1 @@
+"""Domain Wheel: rules engine and reinforcement-learning environments."""

@@ -1,0 +1,50 @@
+"""The ``dw`` command line: one subcommand per module, registered below.
+
+Each command module exposes ``register(subparsers)``, which adds its parser and
+sets ``func``; heavy imports (torch, pettingzoo) happen inside ``func`` so that
+``dw --help`` stays fast and the engine alone never needs them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from dw_env.info import GAME_TITLE
+
+#: subcommand modules, in the order ``dw --help`` lists them
+COMMAND_MODULES: tuple[str, ...] = (
+    "dw_env.commands.show",
+    "dw_env.commands.bench",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the ``dw`` argument parser with every registered subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="dw", description=f"{GAME_TITLE}: rules engine, environments, scripted AIs and training."
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``dw`` command line; return the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        result = args.func(args)
+    except (ValueError, FileNotFoundError) as exc:  # user errors: one clear line, no traceback
+        print(f"dw {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    return int(result or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

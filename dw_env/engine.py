@@ -1,0 +1,310 @@
+"""The rules engine's Python face: a :class:`Game` value over flat arrays.
+
+The rules themselves live in the compiled kernels of :mod:`dw_env.rules`; this
+module builds their tables, owns one game's arrays and turns error codes into
+clear exceptions. Batched users (the vector env) call the kernels directly with
+the same tables.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dw_env.geometry import Geometry, build_geometry
+from dw_env.info import COUNTDOWN_TURNS, LIBERATION_TURNS, NUM_PLAYERS, PLAYER_NAMES
+from dw_env.options import GameOptions
+from dw_env.rules import layout as lay
+from dw_env.rules.moves import movable_pieces, piece_destinations
+from dw_env.rules.territory import score as _score
+from dw_env.rules.territory import territory as _territory
+from dw_env.rules.turn import apply_action, end_request_legal
+
+KernelTables = tuple[NDArray[np.int32], ...]
+Workspace = tuple[NDArray[np.int32] | NDArray[np.int8], ...]
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow in the current position; the game is unchanged."""
+
+
+class Move(NamedTuple):
+    """One action: a piece's move ``src -> dst`` (cell indices), a pass or an end request."""
+
+    src: int
+    dst: int = -1
+
+    @property
+    def is_pass(self) -> bool:
+        return self.src == lay.PASS
+
+    @property
+    def is_end_request(self) -> bool:
+        return self.src == lay.END_REQUEST_ACTION
+
+
+PASS_MOVE = Move(lay.PASS)
+END_REQUEST_MOVE = Move(lay.END_REQUEST_ACTION)
+
+
+@functools.lru_cache(maxsize=64)
+def kernel_tables(options: GameOptions) -> KernelTables:
+    """Return the geometry/options tuple ``G`` that every kernel takes (cached per options)."""
+    g = build_geometry(options.land_radius, options.map_radius)
+    params = np.zeros(lay.NUM_PARAMS, dtype=np.int32)
+    params[lay.P_K] = options.turns_to_conquer
+    params[lay.P_FAST] = int(options.fast_knights)
+    params[lay.P_ALONE] = int(options.king_may_be_alone)
+    params[lay.P_E] = g.end_request_points
+    params[lay.P_C] = g.centre_min_points
+    params[lay.P_CD] = COUNTDOWN_TURNS
+    params[lay.P_KL] = LIBERATION_TURNS
+    params[lay.P_MAXR] = options.max_rounds
+    params[lay.P_CENTRE] = g.centre_land
+    tables = (
+        g.cell_neighbors,
+        g.cell_land,
+        g.cell_q,
+        g.cell_r,
+        g.is_throne,
+        g.land_throne,
+        g.land_cells,
+        g.land_neighbors,
+        g.land_ring,
+        g.land_points,
+        g.is_start_land,
+        g.start_lands,
+        params,
+    )
+    for table in tables:
+        table.setflags(write=False)
+    return tables
+
+
+def new_workspace(geometry: Geometry) -> Workspace:
+    """Return preallocated scratch arrays ``W`` for the kernels (one per thread)."""
+    c, n = geometry.num_cells, geometry.num_lands
+    return (
+        np.zeros(c, dtype=np.int32),  # 0 cell queue
+        np.zeros(c, dtype=np.int32),  # 1 cell marks
+        np.zeros(n, dtype=np.int32),  # 2 land queue
+        np.zeros(n, dtype=np.int32),  # 3 territory mask
+        np.zeros(n, dtype=np.int32),  # 4 distance to territory
+        np.zeros((NUM_PLAYERS, n), dtype=np.int32),  # 5 knight counts
+        np.zeros(n, dtype=np.int32),  # 6 land marks
+        np.zeros(c, dtype=np.int8),  # 7 destination kinds
+        np.zeros(c, dtype=np.int32),  # 8 destination list
+    )
+
+
+def initial_arrays(options: GameOptions) -> tuple[NDArray[np.int8], NDArray[np.int16], NDArray[np.int32]]:
+    """Return (board, lands, scalars) of the initial position (rules 2.1-2.3, spec 1.4-1.5)."""
+    g = build_geometry(options.land_radius, options.map_radius)
+    board = np.zeros(g.num_cells, dtype=np.int8)
+    lands = np.zeros((lay.LAND_ROWS, g.num_lands), dtype=np.int16)
+    lands[lay.OWNER] = lay.NO_OWNER
+    scalars = np.zeros(lay.NUM_SCALARS, dtype=np.int32)
+    for p in range(NUM_PLAYERS):
+        start = g.start_lands[p]
+        lands[lay.OWNER, start] = p
+        throne = g.land_throne[start]
+        board[throne] = lay.piece_code(p, lay.KING)
+        scalars[lay.KING_CELL + p] = throne
+        for cell in g.initial_knights[p]:
+            board[cell] = lay.piece_code(p, lay.KNIGHT)
+    scalars[lay.TURN] = 0
+    scalars[lay.ROUND] = 1
+    scalars[lay.CD_HOLDER] = -1
+    return board, lands, scalars
+
+
+_ERRORS = {
+    lay.ERR_GAME_OVER: "the game is over; no action is allowed",
+    lay.ERR_END_REQUEST: "an end request needs at least {e} points and the king on an own land (rule 9.3)",
+}
+
+
+@dataclass
+class Game:
+    """One game of Domain Wheel: options plus the state arrays; actions mutate it in place.
+
+    Cells and lands are indices into :attr:`geometry`'s tables; use
+    ``geometry.cell_index(q, r)`` to name a cell by its axial coordinate.
+    """
+
+    options: GameOptions
+    board: NDArray[np.int8]
+    lands: NDArray[np.int16]
+    scalars: NDArray[np.int32]
+
+    def __post_init__(self) -> None:
+        self.geometry = build_geometry(self.options.land_radius, self.options.map_radius)
+        self._tables = kernel_tables(self.options)
+        self._work = new_workspace(self.geometry)
+        self._kinds = np.zeros(self.geometry.num_cells, dtype=np.int8)
+        self._dlist = np.zeros(self.geometry.num_cells, dtype=np.int32)
+
+    @classmethod
+    def new(cls, options: GameOptions | None = None, **kwargs: object) -> Game:
+        """Return a game at its initial position; keyword options override ``options``."""
+        opts = options or GameOptions()
+        if kwargs:
+            opts = opts.replace(**kwargs)
+        return cls(opts, *initial_arrays(opts))
+
+    def copy(self) -> Game:
+        """Return an independent copy of this game."""
+        return Game(self.options, self.board.copy(), self.lands.copy(), self.scalars.copy())
+
+    # ---- state queries -------------------------------------------------------------------
+    @property
+    def turn(self) -> int:
+        """Return the seat index of the player to act (0 Blue, 1 Green, 2 Red)."""
+        return int(self.scalars[lay.TURN])
+
+    @property
+    def round(self) -> int:
+        return int(self.scalars[lay.ROUND])
+
+    @property
+    def over(self) -> bool:
+        return bool(self.scalars[lay.OVER])
+
+    @property
+    def truncated(self) -> bool:
+        """Return True if the engine stopped the game at ``max_rounds`` (A57, not a rule)."""
+        return int(self.scalars[lay.END_REASON]) == lay.END_TRUNCATION
+
+    @property
+    def end_reason(self) -> str:
+        """Return why the game ended: none, centre, countdown, end_request or truncation."""
+        return lay.END_REASON_NAMES[int(self.scalars[lay.END_REASON])]
+
+    @property
+    def winners(self) -> list[int]:
+        """Return the winners' seat indices (rule 9.5); empty while playing or when truncated."""
+        mask = int(self.scalars[lay.WINNERS])
+        return [p for p in range(NUM_PLAYERS) if mask >> p & 1]
+
+    @property
+    def countdown(self) -> tuple[int, int] | None:
+        """Return (holder, own turns left) of the centre countdown (rule 9.2), or None."""
+        holder = int(self.scalars[lay.CD_HOLDER])
+        return None if holder < 0 else (holder, int(self.scalars[lay.CD_LEFT]))
+
+    def king_cell(self, player: int) -> int:
+        return int(self.scalars[lay.KING_CELL + player])
+
+    def owner(self, land: int) -> int:
+        """Return the owner's seat index of a land, or -1 when it has none."""
+        return int(self.lands[lay.OWNER, land])
+
+    def score(self, player: int) -> int:
+        """Return the player's score (rule 8.3)."""
+        return int(_score(self._tables, self.lands, player))
+
+    def scores(self) -> list[int]:
+        return [self.score(p) for p in range(NUM_PLAYERS)]
+
+    def leaders(self) -> list[int]:
+        """Return the players with the top score now (for truncated games, A57)."""
+        s = self.scores()
+        return [p for p in range(NUM_PLAYERS) if s[p] == max(s)]
+
+    def territory(self, player: int) -> list[int]:
+        """Return the land indices of T(player) (R-0.6)."""
+        _territory(self._tables, self.lands, player, self._work[3], self._work[2])
+        return [int(x) for x in np.flatnonzero(self._work[3])]
+
+    def pieces(self, player: int) -> tuple[int, list[int]]:
+        """Return (king cell, sorted knight cells) of a player."""
+        knights = np.flatnonzero(self.board == lay.piece_code(player, lay.KNIGHT))
+        return self.king_cell(player), [int(c) for c in knights]
+
+    # ---- legal actions -------------------------------------------------------------------
+    def movable_pieces(self) -> list[int]:
+        """Return the cells of the acting player's pieces that have at least one legal move."""
+        if self.over:
+            return []
+        out = np.zeros(self.geometry.num_cells, dtype=np.int8)
+        movable_pieces(self._tables, self.board, self.lands, self.scalars, self._work, out)
+        return [int(c) for c in np.flatnonzero(out)]
+
+    def destinations(self, cell: int) -> dict[int, int]:
+        """Return {destination cell: move-kind flags} for the acting player's piece on ``cell``.
+
+        Flags are ``layout.STEP | KING_MOVE | FAST_KNIGHT | DOUBLE_STEP | JUMP | SWAP``.
+        """
+        self._check_cell(cell, "cell")
+        if self.over:
+            return {}
+        n = piece_destinations(
+            self._tables, self.board, self.lands, self.scalars, cell, self._work, self._kinds, self._dlist
+        )
+        if n < 0:
+            return {}
+        return {int(c): int(self._kinds[c]) for c in sorted(self._dlist[:n])}
+
+    def can_request_end(self) -> bool:
+        """Return True if the acting player may request the end now (rule 9.3)."""
+        return bool(end_request_legal(self._tables, self.lands, self.scalars))
+
+    def legal_moves(self) -> list[Move]:
+        """Return every legal action: each (piece, destination), pass, and end request if legal."""
+        moves = [Move(src, dst) for src in self.movable_pieces() for dst in self.destinations(src)]
+        if not self.over:
+            moves.append(PASS_MOVE)
+            if self.can_request_end():
+                moves.append(END_REQUEST_MOVE)
+        return moves
+
+    # ---- actions -------------------------------------------------------------------------
+    def play(self, move: Move | tuple[int, int]) -> int:
+        """Play one action and its end of turn; return its move-kind flags (0 for pass/end).
+
+        Raises :class:`IllegalActionError` naming the problem; the game is then unchanged.
+        """
+        src, dst = int(move[0]), int(move[1])
+        if src >= 0:
+            self._check_cell(src, "source cell")
+            self._check_cell(dst, "destination cell")
+        elif src not in (lay.PASS, lay.END_REQUEST_ACTION):
+            raise IllegalActionError(
+                f"unknown action source {src}; allowed: a cell index 0..{self.geometry.num_cells - 1}, "
+                f"{lay.PASS} (pass) or {lay.END_REQUEST_ACTION} (end request)"
+            )
+        code = apply_action(self._tables, self.board, self.lands, self.scalars, src, dst, self._work)
+        if code < 0:
+            raise IllegalActionError(self._explain(code, src, dst))
+        return int(code)
+
+    def pass_turn(self) -> None:
+        """Pass (rule 3.2b): the end of turn still runs."""
+        self.play(PASS_MOVE)
+
+    def request_end(self) -> None:
+        """Request the end of the game (rules 9.3-9.4)."""
+        self.play(END_REQUEST_MOVE)
+
+    # ---- helpers -------------------------------------------------------------------------
+    def _check_cell(self, cell: int, what: str) -> None:
+        if not 0 <= cell < self.geometry.num_cells:
+            raise IllegalActionError(f"{what} {cell} is not on the map; allowed: 0..{self.geometry.num_cells - 1}")
+
+    def _explain(self, code: int, src: int, dst: int) -> str:
+        name = PLAYER_NAMES[self.turn]
+        if code == lay.ERR_NOT_YOUR_PIECE:
+            return f"cell {self.geometry.cell_coord(src)} holds no piece of {name}, the player to act"
+        if code == lay.ERR_ILLEGAL_DESTINATION:
+            allowed = [self.geometry.cell_coord(c) for c in self.destinations(src)]
+            return (
+                f"{name}'s piece on {self.geometry.cell_coord(src)} cannot move to "
+                f"{self.geometry.cell_coord(dst)}; legal destinations: {allowed or 'none'}"
+            )
+        if code == lay.ERR_END_REQUEST:
+            return f"{name} may not request the end: " + _ERRORS[code].format(e=self.geometry.end_request_points)
+        return _ERRORS.get(code, f"illegal action (code {code})")
