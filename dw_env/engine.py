@@ -234,6 +234,30 @@ class Game:
         movable_pieces(self._tables, self.board, self.lands, self.scalars, self._work, out)
         return [int(c) for c in np.flatnonzero(out)]
 
+    def movable_mask(self, out: NDArray[np.int8] | None = None) -> NDArray[np.int8]:
+        """Return an int8 mask over cells of the acting player's movable pieces (no Python lists)."""
+        if out is None:
+            out = np.zeros(self.geometry.num_cells, dtype=np.int8)
+        if self.over:
+            out[:] = 0
+        else:
+            movable_pieces(self._tables, self.board, self.lands, self.scalars, self._work, out)
+        return out
+
+    def destination_cells(self, cell: int) -> tuple[NDArray[np.int32], NDArray[np.int8]]:
+        """Return (destination cells, kind flags per cell) of a piece as arrays, valid until the next call."""
+        n = 0
+        if 0 <= cell < self.geometry.num_cells and not self.over:
+            n = max(
+                0,
+                piece_destinations(
+                    self._tables, self.board, self.lands, self.scalars, cell, self._work, self._kinds, self._dlist
+                ),
+            )
+        else:
+            self._kinds[:] = 0
+        return self._dlist[:n], self._kinds
+
     def destinations(self, cell: int) -> dict[int, int]:
         """Return {destination cell: move-kind flags} for the acting player's piece on ``cell``.
 

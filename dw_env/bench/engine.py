@@ -1,0 +1,92 @@
+"""``dw bench engine``: µs per random legal decision, against OpenSpiel's go 19x19 in the same run.
+
+A decision is played as a user of the engine plays it: ask for the movable
+pieces, pick one at random, ask for its destinations, pick one, play it (which
+validates it and runs the end of turn). Games restart when they end. The
+reference (the optional ``bench`` extra) plays OpenSpiel go 19x19 the way an RL
+loop does: legal actions and the observation tensor every step.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import numpy as np
+
+from dw_env.engine import PASS_MOVE, Game
+from dw_env.options import GameOptions
+
+MAPS: dict[str, GameOptions] = {
+    "standard (n=2, R=4)": GameOptions(),
+    "smallest (n=1, R=2)": GameOptions(land_radius=1, map_radius=2),
+}
+
+
+def engine_us_per_decision(options: GameOptions, seconds: float, seed: int = 0) -> tuple[float, int]:
+    """Return (µs per decision, decisions played) of random legal play for about ``seconds``."""
+    rng = random.Random(seed)
+    game = Game.new(options)
+    mask = np.zeros(game.geometry.num_cells, dtype=np.int8)
+    game.play(PASS_MOVE)  # compile / warm up outside the timed loop
+    game = Game.new(options)
+    decisions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        if game.over:
+            if time.perf_counter() > deadline:
+                break
+            game = Game.new(options)
+        pieces = np.flatnonzero(game.movable_mask(mask))
+        if len(pieces) == 0:
+            game.play(PASS_MOVE)
+        else:
+            src = int(pieces[rng.randrange(len(pieces))])
+            cells, _ = game.destination_cells(src)
+            game.play((src, int(cells[rng.randrange(len(cells))])))
+        decisions += 1
+    return (time.perf_counter() - start) / decisions * 1e6, decisions
+
+
+def go_us_per_step(seconds: float, seed: int = 0) -> float | None:
+    """Return OpenSpiel go 19x19's µs per step (legal actions + observation tensor), or None if absent."""
+    try:
+        import pyspiel  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    rng = random.Random(seed)
+    game = pyspiel.load_game("go", {"board_size": 19})
+    steps = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.observation_tensor()
+            state.apply_action(legal[rng.randrange(len(legal))])
+            steps += 1
+        if time.perf_counter() > deadline:
+            break
+    return (time.perf_counter() - start) / steps * 1e6
+
+
+def run(seconds: float = 5.0) -> dict[str, Any]:
+    """Run the benchmark, print a table and return the numbers."""
+    results: dict[str, Any] = {}
+    go = go_us_per_step(seconds)
+    results["openspiel_go19_us_per_step"] = go
+    print("dw bench engine: random legal play, one core, µs per decision (lower is better)")
+    print(
+        f"  {'OpenSpiel go 19x19 (reference)':<34} {go:8.2f} µs/step"
+        if go
+        else "  OpenSpiel not installed (pip install -e '.[bench]'): no reference"
+    )
+    for label, options in MAPS.items():
+        us, n = engine_us_per_decision(options, seconds)
+        results[label] = us
+        ratio = f"  ratio {us / go:.2f}x go" if go else ""
+        print(f"  {label:<34} {us:8.2f} µs/decision ({n} decisions){ratio}")
+    return results

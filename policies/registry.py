@@ -1,0 +1,42 @@
+"""Registry of seat policies by name (rule 10.1: the six strategies of the original)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from policies.base import Policy
+
+#: name -> ("module:Class", display name). Order is the original menu's.
+_REGISTRY: dict[str, tuple[str, str]] = {
+    "random": ("policies.random_policy:RandomPolicy", "Aleatoria"),
+}
+
+
+def register(name: str, target: str, display: str) -> None:
+    """Register a policy class given as "module:Class" under ``name``."""
+    _REGISTRY[name] = (target, display)
+
+
+def available() -> list[str]:
+    """Return the registered policy names."""
+    return list(_REGISTRY)
+
+
+def display_name(name: str) -> str:
+    """Return the display (Spanish) name of a registered policy."""
+    return _lookup(name)[1]
+
+
+def _lookup(name: str) -> tuple[str, str]:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown policy {name!r}; available: {', '.join(_REGISTRY)}") from None
+
+
+def make(name: str, seed: int | None = None, **kwargs: object) -> Policy:
+    """Construct a registered policy by name."""
+    module, _, cls = _lookup(name)[0].partition(":")
+    factory: Callable[..., Policy] = getattr(importlib.import_module(module), cls)
+    return factory(seed=seed, **kwargs)
