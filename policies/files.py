@@ -1,0 +1,85 @@
+"""Seats given by spec: a registry name ("balanced") or a path to a policy file (a learned checkpoint).
+
+``dw arena`` and other tools accept a *seat spec* wherever a strategy is expected. A spec that names a
+registered policy builds it with :func:`policies.registry.make`; anything else is taken as a file and
+loaded by :func:`load_policy_file`, which picks a loader by the file's suffix from :data:`LOADERS`.
+
+Loaders are given as ``"module:function"`` strings and imported on first use, so that listing or checking
+specs never imports torch. A loader is called as ``function(path, seed)`` and returns a
+:class:`policies.base.Policy`. Add new file types to :data:`LOADERS` in this file (not at run time):
+arena worker processes import this module afresh and must see the same table.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+
+from policies.base import Policy
+from policies.registry import available, make
+
+#: file suffix (lower case, with the dot) -> "module:function" loading a Policy from such a file
+LOADERS: dict[str, str] = {}
+
+
+def supported_suffixes() -> list[str]:
+    """Return the file suffixes that have a loader."""
+    return sorted(LOADERS)
+
+
+def _supported_text() -> str:
+    return ", ".join(supported_suffixes()) or "none yet (learned checkpoints arrive with dw train)"
+
+
+def load_policy_file(path: str | Path, seed: int | None = None) -> Policy:
+    """Return the policy stored in ``path``, seeded with ``seed``.
+
+    Raises FileNotFoundError if the file does not exist and ValueError naming the supported file types
+    when no loader handles its suffix.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"no such policy file: {path}")
+    target = LOADERS.get(p.suffix.lower())
+    if target is None:
+        raise ValueError(
+            f"{path}: no loader for this file type ({p.suffix or 'no suffix'}); supported: {_supported_text()}"
+        )
+    module, _, func = target.partition(":")
+    loader: Callable[[Path, int | None], Policy] = getattr(importlib.import_module(module), func)
+    return loader(p, seed)
+
+
+def is_registered(spec: str) -> bool:
+    """Return True if ``spec`` is a registered policy name (not a file)."""
+    return spec in available()
+
+
+def check_seat_spec(spec: str) -> None:
+    """Raise ValueError (or FileNotFoundError) unless ``spec`` is a registered name or a loadable file type."""
+    if not isinstance(spec, str) or not spec:
+        raise ValueError(f"a seat must be a strategy name or a policy file path, got {spec!r}")
+    if is_registered(spec):
+        return
+    p = Path(spec)
+    if p.is_file():
+        if p.suffix.lower() not in LOADERS:
+            raise ValueError(
+                f"{spec}: no loader for this file type ({p.suffix or 'no suffix'}); supported: {_supported_text()}"
+            )
+        return
+    if p.suffix or "/" in spec or "\\" in spec:
+        raise FileNotFoundError(f"no such policy file: {spec}")
+    raise ValueError(
+        f"unknown strategy {spec!r}; allowed: {', '.join(available())}, "
+        f"or a path to a policy file (supported types: {_supported_text()})"
+    )
+
+
+def make_seat_policy(spec: str, seed: int | None = None) -> Policy:
+    """Return the policy for a seat spec: a registered name or a policy file path."""
+    if is_registered(spec):
+        return make(spec, seed=seed)
+    check_seat_spec(spec)
+    return load_policy_file(spec, seed)
