@@ -283,14 +283,20 @@ def end_request(G, board, lands, scalars, W):  # type: ignore[no-untyped-def]
         for land in range(num_lands):
             if liberation_holds(G, lands, scalars, counts, dist, q, land):
                 landmark[land] = NO_OWNER
-    # 2. apply them all (no new knights)
+    # 2. apply them all (no new knights); like a completion (6.6, 7.4) this clears the land's counters
     for land in range(num_lands):
         if landmark[land] != -2:
             lands[OWNER, land] = landmark[land]
+            for q in range(3):
+                lands[HOLD + q, land] = 0
+                lands[LIB + q, land] = 0
     # 3. the requester loses the land holding its king, unless it is the start land
     king_land = cell_land[scalars[KING_CELL + p]]
     if is_start[king_land] == 0:
         lands[OWNER, king_land] = NO_OWNER
+        for q in range(3):
+            lands[HOLD + q, king_land] = 0
+            lands[LIB + q, king_land] = 0
     scalars[PLY] += 1
     finish(G, lands, scalars, END_REQUEST)
 
