@@ -283,10 +283,17 @@ def from_dict(data: Any) -> Game:
             owner = int(lands[lay.OWNER, land])
             if g.is_start_land[land]:
                 raise PositionError(f"{key}[{i}]: start lands are never conquered or liberated (rule 2.2)")
-            if key == "holds" and (owner == p or scalars[lay.KING_CELL + p] != g.land_throne[land]):
+            # the king need not be on the throne: an expelled king's counter waits for its next
+            # end of turn to be re-evaluated (rule 5.3)
+            if key == "holds" and owner == p:
                 raise PositionError(
-                    f"holds[{i}]: a conquest counter needs {item['player']}'s king on the throne of a land "
-                    "it does not own (rule 6.1)"
+                    f"holds[{i}]: {item['player']} already owns land {list(g.land_coord(land))}; a conquest "
+                    "counter is only kept on a land the player does not own (rule 6.1)"
+                )
+            if key == "holds" and lands[row + p].any() and not lands[row + p, land]:
+                raise PositionError(
+                    f"holds[{i}]: {item['player']} already has a conquest counter on another land; a player "
+                    "counts at most one conquest, on its king's throne (rules 3.3, 6.1)"
                 )
             if key == "liberations" and owner in (lay.NO_OWNER, p):
                 raise PositionError(f"liberations[{i}]: only a land owned by a rival can be liberated (rule 7.1)")
@@ -303,7 +310,8 @@ def from_dict(data: Any) -> Game:
         if scalars[lay.KING_CELL + holder] != g.land_throne[g.centre_land]:
             raise PositionError("countdown: the holder's king must sit on the centre throne (rule 9.2)")
         scalars[lay.CD_HOLDER] = holder
-        scalars[lay.CD_LEFT] = _int(countdown["turns_left"], "countdown.turns_left", 1, COUNTDOWN_TURNS)
+        # 0 turns left only once the countdown has ended the game (checked with the result below)
+        scalars[lay.CD_LEFT] = _int(countdown["turns_left"], "countdown.turns_left", 0, COUNTDOWN_TURNS)
 
     game = Game(options, board, lands, scalars)
     result = data["result"]
@@ -324,4 +332,11 @@ def from_dict(data: Any) -> Game:
                 f"result.winners {result['winners']!r} do not match the scores {game.scores()} "
                 f"(rule 9.5 gives {winners}; truncated games have none)"
             )
+    expired = countdown is not None and scalars[lay.CD_LEFT] == 0
+    if expired != (scalars[lay.END_REASON] == lay.END_COUNTDOWN):
+        raise PositionError(
+            "countdown.turns_left is 0 exactly when the countdown has ended the game "
+            f"(result.end_reason 'countdown', rule 9.2); got turns_left {countdown and countdown['turns_left']!r} "
+            f"and result {result!r}"
+        )
     return game
