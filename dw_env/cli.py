@@ -17,6 +17,7 @@ from dw_env.info import GAME_TITLE
 COMMAND_MODULES: tuple[str, ...] = (
     "dw_env.commands.show",
     "dw_env.commands.bench",
+    "dw_env.commands.arena",
 )
 
 

@@ -1,0 +1,131 @@
+"""``dw arena``: seeded tournaments between strategies (or policy files) with ratings and intervals.
+
+See docs/ARENA.md. The work happens in :mod:`training.arena` (playing, statistics) and
+:mod:`training.arena_report` (table and files), imported when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _int_at_least(low: int) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {value}")
+        return value
+
+    return parse
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "arena",
+        help="tournaments between strategies with win rates, ratings and confidence intervals",
+        description=(
+            "Play every seating of each line-up, N games per line-up, on all cores. A seat is a registered "
+            "strategy name or a policy file path. Prints the table; --out also writes results.json, "
+            "results.csv, chart.png and game records."
+        ),
+    )
+    who = p.add_argument_group("who plays")
+    who.add_argument("--players", nargs="+", metavar="SEAT", default=[], help="strategies (or policy files)")
+    who.add_argument(
+        "--mode",
+        choices=("round-robin", "gauntlet", "lineup"),
+        default=None,
+        help="round-robin: every 3-multiset of --players (default with --players); gauntlet: the first "
+        "player vs two copies of each other; lineup: the --lineup line-ups (default with --lineup)",
+    )
+    who.add_argument(
+        "--lineup", action="append", default=[], metavar="A,B,C", help="a fixed line-up of three seats; repeatable"
+    )
+    run = p.add_argument_group("how many")
+    run.add_argument("--games", type=_int_at_least(1), default=60, help="games per line-up (default 60)")
+    run.add_argument("--seed", type=_int_at_least(0), default=0, help="base seed (default 0)")
+    run.add_argument("--workers", type=_int_at_least(1), default=None, help="worker processes (default: all cores)")
+    run.add_argument(
+        "--bootstrap", type=_int_at_least(0), default=200, help="bootstrap resamples for the rating (default 200)"
+    )
+    game = p.add_argument_group("game options (rule 10; default: the standard game)")
+    game.add_argument("--land-radius", type=int, default=None, help="land radius n (1..5, default 2)")
+    game.add_argument("--map-radius", type=int, default=None, help="map radius R (2..5, default 4)")
+    game.add_argument("--turns-to-conquer", type=int, default=None, help="K (1..8, default 4)")
+    game.add_argument("--no-fast-knights", action="store_true", help="variant 10.5: no fast knights")
+    game.add_argument("--king-alone-variant", action="store_true", help="variant 4.11: the king may not be alone")
+    game.add_argument("--max-rounds", type=int, default=None, help="truncation limit in rounds (default 200)")
+    out = p.add_argument_group("output")
+    out.add_argument("--out", type=Path, default=None, help="directory for results.json, results.csv, chart.png")
+    out.add_argument(
+        "--save-games", type=_int_at_least(0), default=0, metavar="K", help="save K selected games (needs --out)"
+    )
+    out.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(func=run_command)
+
+
+def _options(args: argparse.Namespace) -> Any:
+    from dw_env.options import GameOptions
+
+    flags = {
+        "land_radius": ("--land-radius", args.land_radius),
+        "map_radius": ("--map-radius", args.map_radius),
+        "turns_to_conquer": ("--turns-to-conquer", args.turns_to_conquer),
+        "max_rounds": ("--max-rounds", args.max_rounds),
+    }
+    changes: dict[str, Any] = {k: v for k, (_, v) in flags.items() if v is not None}
+    if args.no_fast_knights:
+        changes["fast_knights"] = False
+    if args.king_alone_variant:
+        changes["king_may_be_alone"] = False
+    try:
+        return GameOptions().replace(**changes)
+    except ValueError as exc:
+        flag = next((f for k, (f, v) in flags.items() if v is not None and k in str(exc)), "game option")
+        raise ValueError(f"{flag}: {exc}") from None
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from training.arena import ArenaConfig, build_lineups, run_arena
+    from training.arena_report import format_table, write_outputs
+
+    if args.save_games and args.out is None:
+        raise ValueError("--save-games needs --out DIR to write the game records into")
+    options = _options(args)
+    mode = args.mode or ("lineup" if args.lineup else "round-robin")
+    if not args.players and not args.lineup:
+        raise ValueError("say who plays: --players A B ... (round-robin or gauntlet) or --lineup A,B,C")
+    lineups = build_lineups(mode, args.players, args.lineup)
+    config = ArenaConfig(
+        lineups=tuple(lineups),
+        games_per_lineup=args.games,
+        seed=args.seed,
+        options=options,
+        bootstrap=args.bootstrap,
+        mode=mode,
+        players=tuple(args.players),
+    )
+    workers = args.workers or os.cpu_count() or 1
+    start = time.perf_counter()
+    summary, rows = run_arena(config, workers=workers, progress=not args.no_progress)
+    if args.out is not None:
+        write_outputs(args.out, config, summary, rows, args.save_games)
+        for saved in summary.get("saved_games", []):
+            if not saved["same"]:
+                print(
+                    f"warning: game {saved['game']} replayed differently (a seat is not deterministic)", file=sys.stderr
+                )
+    print(format_table(summary))
+    elapsed = time.perf_counter() - start
+    print(f"({len(rows)} games in {elapsed:.1f} s on {min(workers, len(rows))} worker(s))", file=sys.stderr)
+    if args.out is not None:
+        print(f"wrote {args.out}/results.json, results.csv, chart.png", file=sys.stderr)
+    return 0

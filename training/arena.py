@@ -1,0 +1,315 @@
+"""The arena: seeded tournaments between seat policies, with every seating of every line-up.
+
+A *line-up* is three seat specs (registry names or policy files, see :mod:`policies.files`). Each line-up
+is played in all six seatings (which spec sits Blue, Green, Red), its games split evenly between them.
+Game ``i`` of a run is a pure function of ``(options, seed, i)``: its seat policies are seeded from
+``SeedSequence([seed, i])``, so results are identical for any number of worker processes.
+
+Scoring conventions (printed with every table):
+
+* a game's ``k`` joint winners (rule 9.5) each get ``1/k`` of a win;
+* a game stopped at the round limit (truncation, resolution A57, not a rule ending) has no winner; its
+  leaders by score are reported separately (``leader rate``);
+* the rating (:mod:`training.rating`) ranks each game's seats by result: winners first, then the others
+  by score (truncated games by score alone).
+
+:func:`run_arena` plays the games and returns the summary computed by :mod:`training.arena_stats`;
+:mod:`training.arena_report` prints the table and writes results.json, results.csv, the chart and the
+selected game records.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import multiprocessing as mp
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dw_env.engine import Game, IllegalActionError, Move
+from dw_env.info import NUM_PLAYERS, PLAYER_NAMES
+from dw_env.options import GameOptions
+from dw_env.rules import layout as lay
+from policies.base import Policy
+from policies.files import check_seat_spec, is_registered, load_policy_file, make_seat_policy
+
+FORMAT = "domain-wheel-arena"
+VERSION = 1
+MODES = ("round-robin", "gauntlet", "lineup")
+#: every seating of a line-up: seat s plays lineup[seating[s]]
+SEATINGS: tuple[tuple[int, ...], ...] = tuple(itertools.permutations(range(NUM_PLAYERS)))
+#: how games end, in report order (engine names, dw_env.rules.layout)
+END_REASONS = ("centre", "countdown", "end_request", "truncation")
+
+Lineup = tuple[str, str, str]
+
+
+# ---- configuration ---------------------------------------------------------------------------------------
+def parse_lineup(text: str) -> Lineup:
+    """Return the line-up written as ``"a,b,c"`` (three seat specs); ValueError names what is wrong."""
+    parts = [p.strip() for p in str(text).split(",")]
+    if len(parts) != NUM_PLAYERS or not all(parts):
+        raise ValueError(
+            f"line-up {text!r} must be exactly {NUM_PLAYERS} strategies separated by commas "
+            f"(e.g. balanced,random,random), got {len([p for p in parts if p])}"
+        )
+    return parts[0], parts[1], parts[2]
+
+
+_EITHER = "give either --players (modes round-robin, gauntlet) or --lineup a,b,c (mode lineup), not both"
+
+
+def build_lineups(mode: str, players: Sequence[str] = (), lineups: Sequence[str] = ()) -> list[Lineup]:
+    """Return the line-ups of a run.
+
+    * ``round-robin``: every multiset of three of ``players`` (repetition allowed: a,a,b and a,a,a too);
+    * ``gauntlet``: ``players[0]`` against two copies of each other player (a,b,b / a,c,c ...);
+    * ``lineup``: the given ``"a,b,c"`` line-ups.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; allowed: {', '.join(MODES)}")
+    if mode == "lineup":
+        if players:
+            raise ValueError(_EITHER)
+        if not lineups:
+            raise ValueError("mode lineup needs at least one --lineup a,b,c")
+        result = [parse_lineup(t) for t in lineups]
+    else:
+        if lineups:
+            raise ValueError(_EITHER)
+        if not players:
+            raise ValueError(f"mode {mode} needs --players (e.g. --players balanced random)")
+        seen = [p for i, p in enumerate(players) if p in players[:i]]
+        if seen:
+            raise ValueError(f"--players lists {seen[0]!r} more than once")
+        if mode == "round-robin":
+            result = [tuple(c) for c in itertools.combinations_with_replacement(players, NUM_PLAYERS)]  # type: ignore[misc]
+        else:
+            if len(players) < 2:
+                raise ValueError("mode gauntlet needs a challenger and at least one opponent: --players X A [B ...]")
+            result = [(players[0], p, p) for p in players[1:]]
+    for lineup in result:
+        for spec in lineup:
+            check_seat_spec(spec)
+    return result
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    """What to play: line-ups, games per line-up (split over the six seatings), seed, options."""
+
+    lineups: tuple[Lineup, ...]
+    games_per_lineup: int = 60
+    seed: int = 0
+    options: GameOptions = field(default_factory=GameOptions)
+    bootstrap: int = 200
+    mode: str = "lineup"
+    players: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.lineups:
+            raise ValueError("an arena needs at least one line-up")
+        if isinstance(self.games_per_lineup, bool) or not isinstance(self.games_per_lineup, int):
+            raise ValueError(f"games per line-up must be an integer >= 1, got {self.games_per_lineup!r}")
+        if self.games_per_lineup < 1:
+            raise ValueError(f"games per line-up must be >= 1, got {self.games_per_lineup}")
+        if self.seed < 0:
+            raise ValueError(f"seed must be >= 0, got {self.seed}")
+        if self.bootstrap < 0:
+            raise ValueError(f"bootstrap resamples must be >= 0, got {self.bootstrap}")
+
+    @property
+    def strategies(self) -> list[str]:
+        """Return the distinct seat specs in order of first appearance."""
+        return list(dict.fromkeys(s for lineup in self.lineups for s in lineup))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "players": list(self.players),
+            "lineups": [list(x) for x in self.lineups],
+            "games_per_lineup": self.games_per_lineup,
+            "seed": self.seed,
+            "options": self.options.to_dict(),
+            "bootstrap": self.bootstrap,
+        }
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One game to play: its index, line-up, seating and the spec in each seat (Blue, Green, Red)."""
+
+    index: int
+    lineup: int
+    seating: int
+    seats: Lineup
+
+    def seat_seeds(self, base_seed: int) -> list[int]:
+        """Return the per-seat policy seeds, a pure function of (base seed, game index)."""
+        state = np.random.SeedSequence([base_seed, self.index]).generate_state(NUM_PLAYERS)
+        return [int(x) for x in state]
+
+
+def schedule(config: ArenaConfig) -> list[GameTask]:
+    """Return every game of a run: per line-up, the games split as evenly as possible over the seatings."""
+    tasks: list[GameTask] = []
+    base, extra = divmod(config.games_per_lineup, len(SEATINGS))
+    for li, lineup in enumerate(config.lineups):
+        for si, seating in enumerate(SEATINGS):
+            seats = (lineup[seating[0]], lineup[seating[1]], lineup[seating[2]])
+            for _ in range(base + (si < extra)):
+                tasks.append(GameTask(len(tasks), li, si, seats))
+    return tasks
+
+
+# ---- playing ---------------------------------------------------------------------------------------------
+#: per-process cache of policies loaded from files (costly), keyed by (spec, seat); reset before every game
+_FILE_POLICIES: dict[tuple[str, int], Policy] = {}
+
+
+def _seat_policy(spec: str, seat: int, seed: int) -> Policy:
+    if is_registered(spec):
+        return make_seat_policy(spec, seed)
+    policy = _FILE_POLICIES.get((spec, seat))
+    if policy is None:
+        policy = _FILE_POLICIES[(spec, seat)] = load_policy_file(spec, seed)
+    policy.reset(seed)
+    return policy
+
+
+def _owned_lands(game: Game) -> list[int]:
+    owner = game.lands[lay.OWNER]
+    return [int(x) for x in np.bincount(owner[owner >= 0], minlength=NUM_PLAYERS)[:NUM_PLAYERS]]
+
+
+def play_game(
+    task: GameTask, options: GameOptions, base_seed: int, on_move: Callable[[Move], None] | None = None
+) -> dict[str, Any]:
+    """Play one game to its end; return its result row (see :data:`ROW_FIELDS`)."""
+    seeds = task.seat_seeds(base_seed)
+    policies = [_seat_policy(spec, s, seeds[s]) for s, spec in enumerate(task.seats)]
+    game = Game.new(options)
+    lands_at_round = [_owned_lands(game)]  # owned lands (start land included) when each round begins
+    while not game.over:
+        seat = game.turn
+        move = policies[seat].act(game, seat)
+        try:
+            game.play(move)
+        except IllegalActionError as exc:
+            raise RuntimeError(
+                f"strategy {task.seats[seat]!r} in seat {PLAYER_NAMES[seat]} played an illegal action "
+                f"{tuple(move)} in game {task.index} (seed {base_seed}): {exc}"
+            ) from None
+        if on_move is not None:
+            on_move(move)
+        if game.round > len(lands_at_round):
+            lands_at_round.append(_owned_lands(game))
+    rounds = game.round
+    mid_round = (rounds + 1) // 2
+    scores = game.scores()
+    row: dict[str, Any] = {
+        "game": task.index,
+        "lineup": task.lineup,
+        "seating": task.seating,
+        "seeds": seeds,
+        "strategies": list(task.seats),
+        "scores": scores,
+        "winners": [PLAYER_NAMES[p] for p in game.winners],
+        "leaders": [PLAYER_NAMES[p] for p in game.leaders()],
+        "end_reason": game.end_reason,
+        "rounds": rounds,
+        "plies": int(game.scalars[lay.PLY]),
+        "mid_round": mid_round,
+        "lands_mid": lands_at_round[mid_round - 1],
+        "lands_end": _owned_lands(game),
+    }
+    return row
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(options: GameOptions, base_seed: int) -> None:
+    # one thread per process: the arena's parallelism is across games (learned policies may use torch)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    _WORKER["options"], _WORKER["seed"] = options, base_seed
+
+
+def _play_in_worker(task: GameTask) -> dict[str, Any]:
+    return play_game(task, _WORKER["options"], _WORKER["seed"])
+
+
+def play_all(config: ArenaConfig, workers: int = 1, progress: bool = True) -> list[dict[str, Any]]:
+    """Play every scheduled game on ``workers`` processes; return the rows in game order."""
+    from tqdm import tqdm
+
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    tasks = schedule(config)
+    workers = min(workers, len(tasks))
+    rows: list[dict[str, Any]] = []
+    bar = tqdm(total=len(tasks), unit="game", file=sys.stderr, disable=not progress, desc="arena")
+    with contextlib.ExitStack() as stack:
+        if workers == 1:
+            results: Iterator[dict[str, Any]] = (play_game(t, config.options, config.seed) for t in tasks)
+        else:
+            # fork is fast and safe while only numpy/numba are loaded; policy files (torch) get fresh processes
+            files = any(not is_registered(s) for s in config.strategies)
+            method = "spawn" if files or "fork" not in mp.get_all_start_methods() else "fork"
+            pool = stack.enter_context(
+                mp.get_context(method).Pool(workers, _init_worker, (config.options, config.seed))
+            )
+            chunk = max(1, min(8, len(tasks) // (workers * 8)))
+            results = pool.imap_unordered(_play_in_worker, tasks, chunksize=chunk)
+        stack.enter_context(bar)
+        for row in results:
+            rows.append(row)
+            bar.update()
+    rows.sort(key=lambda r: r["game"])
+    return rows
+
+
+def record_game(task: GameTask, config: ArenaConfig) -> tuple[Any, dict[str, Any]]:
+    """Replay one scheduled game with a recorder; return (GameRecord, result row)."""
+    from dw_env.record import GameRecord, result_of
+
+    record = GameRecord.from_game(Game.new(config.options), players=list(task.seats))
+    row = play_game(task, config.options, config.seed, on_move=record.append)
+    record.result = result_of(record.replay())
+    return record, row
+
+
+def select_games(rows: Sequence[dict[str, Any]], k: int) -> list[int]:
+    """Return up to ``k`` game indices that cover every ending and as many line-ups as possible."""
+    groups = {reason: [r for r in rows if r["end_reason"] == reason] for reason in END_REASONS}
+    picked: list[int] = []
+    lineups_seen: set[int] = set()
+    while len(picked) < k and any(groups.values()):
+        for reason in END_REASONS:
+            group = groups[reason]
+            if not group or len(picked) >= k:
+                continue
+            fresh = [r for r in group if r["lineup"] not in lineups_seen]
+            row = (fresh or group)[0]
+            group.remove(row)
+            picked.append(row["game"])
+            lineups_seen.add(row["lineup"])
+    return sorted(picked)
+
+
+def run_arena(
+    config: ArenaConfig, workers: int = 1, progress: bool = True
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Play a whole run and return (summary, game rows)."""
+    for spec in config.strategies:
+        if not is_registered(spec):
+            load_policy_file(spec, 0)  # fail early, in this process, with the loader's own message
+    rows = play_all(config, workers=workers, progress=progress)
+    from training.arena_stats import summarize
+
+    return summarize(config, rows), rows
