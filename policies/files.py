@@ -6,8 +6,10 @@ loaded by :func:`load_policy_file`, which picks a loader by the file's suffix fr
 
 Loaders are given as ``"module:function"`` strings and imported on first use, so that listing or checking
 specs never imports torch. A loader is called as ``function(path, seed)`` and returns a
-:class:`policies.base.Policy`. Add new file types to :data:`LOADERS` in this file (not at run time):
-arena worker processes import this module afresh and must see the same table.
+:class:`policies.base.Policy`. The arena loads a file once per worker process and seat and calls
+``reset(seed)`` before every game, so after ``reset`` the policy's behaviour must depend on the seed alone
+(that is what makes results identical for any worker count). Add new file types to :data:`LOADERS` in
+this file, not at run time: arena worker processes import this module afresh and must see the same table.
 """
 
 from __future__ import annotations

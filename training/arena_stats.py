@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 
 from dw_env.info import NUM_PLAYERS, PLAYER_NAMES
+from policies.files import is_registered
+from policies.registry import display_name
 from training.arena import END_REASONS, FORMAT, VERSION, ArenaConfig
 from training.rating import rate, wilson_interval
 
@@ -84,9 +86,14 @@ class _Tally:
         return total / self.n if self.n else 0.0
 
 
+def _display_name(spec: str) -> str:
+    return display_name(spec) if is_registered(spec) else spec
+
+
 def _strategy_entry(name: str, t: _Tally, rating: Any) -> dict[str, Any]:
     return {
         "name": name,
+        "display_name": _display_name(name),
         **rate_entry(t.wins, t.n),
         "leader_rate": t.mean(t.lead),
         "rating": rating.elo,
