@@ -255,3 +255,13 @@ def test_arena_modules_do_not_import_torch() -> None:
     code = "import sys, training.arena, training.arena_report, dw_env.commands.arena; print('torch' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_table_warns_when_a_perfect_record_leaves_the_rating_interval_without_width() -> None:
+    from training.arena_report import format_table
+
+    config = ArenaConfig((("a", "b", "b"),), games_per_lineup=6, bootstrap=20)
+    rows = [_row(i, ["a", "b", "b"], [30, 0, 0], ["blue"], "centre") for i in range(6)]
+    table = format_table(summarize(config, rows))
+    assert "Rating intervals of a, b have no width" in table
+    assert "win rate" in table and "centre" in table

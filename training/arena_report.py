@@ -72,6 +72,12 @@ def format_table(summary: dict[str, Any]) -> str:
         "Per-strategy columns count seat-games (a strategy in two seats of a game counts twice); endings are "
         "the share of its seat-games that ended each way.",
     ]
+    flat = [s["name"] for s in summary["strategies"] if s["rating_ci95"][1] - s["rating_ci95"][0] < 1]
+    if flat and len(summary["strategies"]) > 1 and cfg["bootstrap"]:
+        lines.append(
+            f"Rating intervals of {', '.join(flat)} have no width: every bootstrap resample ranked the games alike "
+            "(a perfect record); the gap then reflects the rating's prior, so read the win-rate interval instead."
+        )
     return "\n".join(lines)
 
 
@@ -145,7 +151,7 @@ def write_chart(path: Path, summary: dict[str, Any]) -> None:
     ax = axes[0, 1]
     seats = summary["seats"]
     rates = [s["win_rate"] for s in seats]
-    err = np.array([[r - s["ci95"][0], s["ci95"][1] - r] for r, s in zip(rates, seats, strict=True)]).T
+    err = np.array([[max(r - s["ci95"][0], 0), max(s["ci95"][1] - r, 0)] for r, s in zip(rates, seats, strict=True)]).T
     colours = [tuple(c / 255 for c in rgb) for rgb in ((40, 110, 230), (40, 170, 70), (215, 50, 45))]
     ax.bar(PLAYER_NAMES[:NUM_PLAYERS], rates, yerr=err, color=colours, capsize=6)
     overall = summary["overall"]
@@ -160,7 +166,8 @@ def write_chart(path: Path, summary: dict[str, Any]) -> None:
     elo = np.array([s["rating"] for s in order])
     lo = np.array([s["rating_ci95"][0] for s in order])
     hi = np.array([s["rating_ci95"][1] for s in order])
-    ax.errorbar(elo, y, xerr=[elo - lo, hi - elo], fmt="o", capsize=5)
+    # percentile intervals may miss the estimate by rounding when every resample agrees
+    ax.errorbar(elo, y, xerr=[np.maximum(elo - lo, 0), np.maximum(hi - elo, 0)], fmt="o", capsize=5)
     ax.set_yticks(y, [s["name"] for s in order])
     ax.axvline(1500, color="grey", ls=":")
     ax.set_title("Plackett-Luce rating, Elo scale (95% bootstrap CI)")
