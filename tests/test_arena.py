@@ -206,7 +206,7 @@ def test_shared_wins_count_one_over_k_and_truncation_has_no_winner() -> None:
 @pytest.mark.parametrize(
     ("argv", "needles"),
     [
-        (["--players", "random", "nosuch"], ["unknown strategy 'nosuch'", "allowed: random"]),
+        (["--players", "random", "nosuch"], ["unknown strategy 'nosuch'", "allowed:", "random", "policy file"]),
         (["--lineup", "random,random"], ["exactly 3", "random,random"]),
         (["--lineup", "random,random,nosuch"], ["nosuch", "allowed"]),
         (["--players", "random", "--land-radius", "9"], ["--land-radius", "land_radius=9", "1..5"]),
