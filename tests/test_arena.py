@@ -257,11 +257,11 @@ def test_arena_modules_do_not_import_torch() -> None:
     assert result.stdout.strip() == "False"
 
 
-def test_table_warns_when_a_perfect_record_leaves_the_rating_interval_without_width() -> None:
+def test_table_warns_when_wins_go_one_way_only_between_strategies() -> None:
     from training.arena_report import format_table
 
     config = ArenaConfig((("a", "b", "b"),), games_per_lineup=6, bootstrap=20)
     rows = [_row(i, ["a", "b", "b"], [30, 0, 0], ["blue"], "centre") for i in range(6)]
     table = format_table(summarize(config, rows))
-    assert "Rating intervals of a, b have no width" in table
+    assert "groups that the data cannot rate against each other" in table and ": a | b." in table
     assert "win rate" in table and "centre" in table

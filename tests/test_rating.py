@@ -7,7 +7,15 @@ import math
 import numpy as np
 import pytest
 
-from training.rating import ELO_PER_NAT, fit_plackett_luce, ranking_events, rate, to_elo, wilson_interval
+from training.rating import (
+    ELO_PER_NAT,
+    fit_plackett_luce,
+    ranking_events,
+    rate,
+    rating_groups,
+    to_elo,
+    wilson_interval,
+)
 
 
 # ---- Wilson ---------------------------------------------------------------------------------------------
@@ -103,3 +111,11 @@ def test_rating_is_reproducible_and_handles_one_strategy() -> None:
     assert (only.elo, only.low, only.high) == (1500.0, 1500.0, 1500.0)
     with pytest.raises(ValueError, match="out of range"):
         rate([[[0], [3], [1]]], ["a", "b"])
+
+
+def test_rating_groups_find_strategies_the_data_cannot_rate_against_each_other() -> None:
+    """Hunter (2004): finite maximum-likelihood ratings need wins both ways across every split."""
+    assert rating_groups([[[0], [1], [1]]] * 3, 2) == [[0], [1]]  # 0 always ahead of 1
+    assert rating_groups([[[0], [1], [2]], [[1], [0], [2]]], 3) == [[0, 1], [2]]
+    assert rating_groups([[[0, 1], [2]]], 4) == [[0, 1], [2]]  # a tie links both ways; 3 never played
+    assert rating_groups([[[0], [1], [2]], [[2], [0], [1]]], 3) == [[0, 1, 2]]  # a cycle links all

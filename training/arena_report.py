@@ -72,11 +72,12 @@ def format_table(summary: dict[str, Any]) -> str:
         "Per-strategy columns count seat-games (a strategy in two seats of a game counts twice); endings are "
         "the share of its seat-games that ended each way.",
     ]
-    flat = [s["name"] for s in summary["strategies"] if s["rating_ci95"][1] - s["rating_ci95"][0] < 1]
-    if flat and len(summary["strategies"]) > 1 and cfg["bootstrap"]:
+    groups = summary["rating_groups"]
+    if len(groups) > 1:
         lines.append(
-            f"Rating intervals of {', '.join(flat)} have no width: every bootstrap resample ranked the games alike "
-            "(a perfect record); the gap then reflects the rating's prior, so read the win-rate interval instead."
+            "The results split the strategies into groups that the data cannot rate against each other (between "
+            f"two groups wins go one way only): {' | '.join(', '.join(g) for g in groups)}. Rating gaps between "
+            "groups come from the rating's weak prior; compare those by win rate."
         )
     return "\n".join(lines)
 

@@ -15,7 +15,7 @@ from dw_env.info import NUM_PLAYERS, PLAYER_NAMES
 from policies.files import is_registered
 from policies.registry import display_name
 from training.arena import END_REASONS, FORMAT, VERSION, ArenaConfig
-from training.rating import rate, wilson_interval
+from training.rating import rate, rating_groups, wilson_interval
 
 Row = dict[str, Any]
 
@@ -26,6 +26,7 @@ CONVENTIONS = {
     "ci95": "Wilson score interval, 95%, shared wins counted as fractions",
     "rating": "Plackett-Luce on each game's finishing order (winners, then the others by score; truncated "
     "games by score), Elo scale with mean 1500, 95% percentile bootstrap over games",
+    "rating_groups": "strategies linked by wins both ways; gaps between groups rest on the prior, not the data",
     "matrix": "win_rate[a][b]: a's win rate in its seat-games with at least one opponent of strategy b",
     "lands": "owned lands incl. the start land; mid = at the start of round ceil(rounds/2)",
 }
@@ -138,7 +139,9 @@ def summarize(config: ArenaConfig, rows: Sequence[Row]) -> dict[str, Any]:
             for opponent in {row["strategies"][t] for t in range(NUM_PLAYERS) if t != s}:
                 m_wins[index[name], index[opponent]] += _share(s, row["winners"])
                 m_n[index[name], index[opponent]] += 1
-    ratings = rate([finishing_order(r, index) for r in rows], names, bootstrap=config.bootstrap, seed=config.seed)
+    orders = [finishing_order(r, index) for r in rows]
+    ratings = rate(orders, names, bootstrap=config.bootstrap, seed=config.seed)
+    groups = [[names[i] for i in g] for g in rating_groups(orders, len(names))]
     win_matrix = np.divide(m_wins, m_n, out=np.full_like(m_wins, np.nan), where=m_n > 0)
     return {
         "format": FORMAT,
@@ -147,6 +150,7 @@ def summarize(config: ArenaConfig, rows: Sequence[Row]) -> dict[str, Any]:
         "conventions": CONVENTIONS,
         "overall": _overall(config, rows),
         "strategies": [_strategy_entry(n, per[n], r) for n, r in zip(names, ratings, strict=True)],
+        "rating_groups": groups,
         "seats": [
             {
                 "seat": PLAYER_NAMES[s],

@@ -160,6 +160,31 @@ def fit_plackett_luce(rankings: Sequence[Ranking], num_items: int, prior_sd: flo
     return _newton(d, w, 1.0 / prior_sd**2, np.zeros(num_items))
 
 
+def rating_groups(rankings: Sequence[Ranking], num_items: int) -> list[list[int]]:
+    """Return the strategies (that played) grouped so that every two in a group are linked by wins both ways.
+
+    Strategy ``a`` *beats* ``b`` when ``a`` was placed while ``b`` was still unplaced (tied orders count
+    both ways). The groups are the strongly connected components of that relation: with more than one
+    group the maximum-likelihood gaps between groups are infinite (Ford's condition, Hunter 2004), so the
+    fitted gaps there come from the prior alone.
+    """
+    d = _design(rankings, num_items)
+    beats = np.eye(num_items, dtype=bool)
+    for e, chosen in enumerate(d.chosen):
+        beats[chosen] |= d.counts[e] > 0
+    for k in range(num_items):  # transitive closure (Floyd-Warshall); strategies are few
+        beats |= beats[:, [k]] & beats[[k], :]
+    played = d.counts.sum(axis=0) > 0
+    groups: list[list[int]] = []
+    seen: set[int] = set()
+    for i in range(num_items):
+        if played[i] and i not in seen:
+            group = [j for j in range(num_items) if played[j] and beats[i, j] and beats[j, i]]
+            seen.update(group)
+            groups.append(group)
+    return groups
+
+
 def to_elo(theta: NDArray[np.float64]) -> NDArray[np.float64]:
     """Return Elo-scale ratings of log-strengths, centred so that their mean is 1500."""
     elo: NDArray[np.float64] = ELO_CENTRE + ELO_PER_NAT * (theta - theta.mean())
