@@ -11,9 +11,10 @@ manual's pictures and the JSON position format (``dw_env/position.py``)::
     )
     assert destinations(g, (16, -7))[(16, -6)] == {"fast_knight"}
 
-Players left out of ``pieces`` keep their initial pieces (spec 1.5). ``first_conquests``
-defaults to each player's conquered lands, so a player owning two conquered lands
-needs four knights (rule 6.7: 2 + one per first conquest); pass ``first`` to change that.
+Players left out of ``pieces`` keep their initial pieces (spec 1.5). A player's
+``first_conquests`` are its conquered lands plus the lands in ``first`` (conquered once,
+lost since), so a player owning two conquered lands needs four knights (rule 6.7:
+2 + one per first conquest).
 """
 
 from __future__ import annotations
@@ -71,7 +72,10 @@ def position(
     opts = GameOptions().replace(**options)
     pieces = {**INITIAL_PIECES, **(pieces or {})}
     owners = {name: list((owners or {}).get(name, [])) for name in PLAYER_NAMES}
-    first_lands = owners if first is None else {name: list(first.get(name, [])) for name in PLAYER_NAMES}
+    extra = first or {}
+    first_lands = {
+        name: owners[name] + [x for x in extra.get(name, []) if x not in owners[name]] for name in PLAYER_NAMES
+    }
     return {
         "format": pos.FORMAT,
         "version": pos.VERSION,
@@ -128,6 +132,16 @@ def neighbours(c: Cell, geometry: Geometry = STANDARD) -> list[Cell]:
     """Return the on-map neighbours of ``c`` in direction order D (spec 1.1)."""
     row = geometry.cell_neighbors[geometry.cell_index(*c)]
     return [geometry.cell_coord(int(x)) for x in row if x >= 0]
+
+
+def adjacent_lands(ab: Land, geometry: Geometry = STANDARD) -> list[Land]:
+    """Return the on-map lands that touch land ``ab``."""
+    row = geometry.land_neighbors[geometry.land_index(*ab)]
+    return [geometry.land_coord(int(m)) for m in row if m >= 0]
+
+
+def all_thrones(geometry: Geometry = STANDARD) -> set[Cell]:
+    return {geometry.cell_coord(int(c)) for c in geometry.land_throne}
 
 
 def hexdist(a: Cell, b: Cell) -> int:
@@ -187,6 +201,11 @@ def first_conquered(g: Game, player: int) -> set[Land]:
 
 def territory(g: Game, player: int) -> set[Land]:
     return {g.geometry.land_coord(x) for x in g.territory(player)}
+
+
+def occupied(g: Game) -> set[Cell]:
+    """Return every cell that holds a piece."""
+    return {coord(g, int(c)) for c in np.flatnonzero(g.board)}
 
 
 def snapshot(g: Game) -> tuple[bytes, bytes, bytes]:
