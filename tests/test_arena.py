@@ -265,3 +265,25 @@ def test_table_warns_when_wins_go_one_way_only_between_strategies() -> None:
     table = format_table(summarize(config, rows))
     assert "groups that the data cannot rate against each other" in table and ": a | b." in table
     assert "win rate" in table and "centre" in table
+
+
+def _load_fake_checkpoint(path: Path, seed: int | None) -> Policy:
+    """A stand-in policy-file loader: the file plays like Random."""
+    return registry.make("random", seed=seed)
+
+
+def test_a_policy_file_can_take_a_seat(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from policies import files
+
+    monkeypatch.setitem(files.LOADERS, ".fake", f"{__name__}:_load_fake_checkpoint")
+    agent = tmp_path / "agent.fake"
+    agent.write_text("weights")
+    argv = ["--players", str(agent), "random", "--mode", "gauntlet", "--games", "6", "--workers", "1"]
+    code, out, err = _arena(capsys, *argv, "--bootstrap", "10", "--out", str(tmp_path / "o"), *TINY)
+    assert code == 0, err
+    assert str(agent) in out
+    data = json.loads((tmp_path / "o" / "results.json").read_text())
+    assert data["config"]["lineups"] == [[str(agent), "random", "random"]]
+    assert {s["name"] for s in data["strategies"]} == {str(agent), "random"}

@@ -141,7 +141,8 @@ def summarize(config: ArenaConfig, rows: Sequence[Row]) -> dict[str, Any]:
                 m_n[index[name], index[opponent]] += 1
     orders = [finishing_order(r, index) for r in rows]
     ratings = rate(orders, names, bootstrap=config.bootstrap, seed=config.seed)
-    groups = [[names[i] for i in g] for g in rating_groups(orders, len(names))]
+    best_first = sorted(rating_groups(orders, len(names)), key=lambda g: -max(ratings[i].elo for i in g))
+    groups = [[names[i] for i in g] for g in best_first]
     win_matrix = np.divide(m_wins, m_n, out=np.full_like(m_wins, np.nan), where=m_n > 0)
     return {
         "format": FORMAT,
