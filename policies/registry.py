@@ -9,6 +9,11 @@ from policies.base import Policy
 
 #: name -> ("module:Class", display name). Order is the original menu's.
 _REGISTRY: dict[str, tuple[str, str]] = {
+    "balanced": ("policies.balanced:BalancedPolicy", "Equilibrada"),
+    "expansionist": ("policies.expansionist:ExpansionistPolicy", "Expansionista"),
+    "center": ("policies.center:CenterPolicy", "Directa al centro"),
+    "raider": ("policies.raider:RaiderPolicy", "Saqueadora"),
+    "guardian": ("policies.guardian:GuardianPolicy", "Guardiana"),
     "random": ("policies.random_policy:RandomPolicy", "Aleatoria"),
 }
 
