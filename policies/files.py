@@ -22,7 +22,9 @@ from policies.base import Policy
 from policies.registry import available, make
 
 #: file suffix (lower case, with the dot) -> "module:function" loading a Policy from such a file
-LOADERS: dict[str, str] = {}
+LOADERS: dict[str, str] = {
+    ".pt": "policies.network_policy:load",  # a dw train checkpoint (training/checkpoint.py)
+}
 
 
 def supported_suffixes() -> list[str]:

@@ -1,0 +1,228 @@
+"""The policy/value network: a hex convolution over the axial grid, then message passing between lands.
+
+Why this shape. The board is a hex map of lands, and the rules are mostly about lands: a conquest or a
+liberation counts the pieces *in a land* (rules 6.1, 7.1), points and territory are per land, and a plan is
+"take that land". What happens cell by cell is local: a step, a jump over an own knight, who stands next to a
+throne. So the network works at two scales, and spends its depth where it is cheap:
+
+* **cells** (``C`` of them): each cell's features plus its land's and the global features are embedded, then
+  ``cell_layers`` hex convolutions add local context. A hex convolution is a 3x3 convolution over the dense
+  axial grid (cell ``(q, r)`` at column ``q``, row ``r``) whose two corners that are not hex neighbours are
+  masked to zero::
+
+        row r-1:    .    (0,-1) (+1,-1)          kernel mask   0 1 1
+        row r  :  (-1,0)  (0,0)  (+1,0)                        1 1 1
+        row r+1: (-1,+1) (0,+1)    .                           1 1 0
+
+* **lands** (``L``, 7-19x fewer): each land's cells are averaged into a land token, and ``land_layers``
+  rounds of message passing mix every land with its neighbouring lands and a global summary; the result
+  goes back to every cell of the land. Long-range plans (a chain of lands to the centre) travel here.
+* **global**: a learned attention pool over the cells (it lets phase 2 find the selected piece wherever it
+  is), the mean of the lands and the global features feed the pass/end-request logits and the value.
+
+The convolutions run on the dense grid, which is what CPUs and GPUs convolve fastest (channels-last);
+everything else runs on the ``C`` cells or ``L`` lands only. Every weight acts per cell, per land or per
+feature, never per position, so the same weights run on any map size: the map only fixes the index tables
+built from the :class:`dw_env.geometry.Geometry` (:meth:`HexPolicyNet.set_geometry`).
+
+Output: one logit per cell (phase 1: which piece; phase 2: which destination), then the pass and
+end-request logits, and the value. The caller masks illegal actions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from dw_env.envs.observation import CELL_FEATURES, GLOBAL_FEATURES, LAND_FEATURES, OBSERVATION_VERSION
+from dw_env.geometry import Geometry
+
+
+#: divisor of each observation feature (by name) so that inputs are about 0..1; unnamed features use 1
+FEATURE_SCALE: dict[str, float] = {
+    "points": 13.0,
+    "ring": 5.0,
+    **{f"hold_{r}": 8.0 for r in ("me", "next", "after")},
+    **{f"lib_{r}": 2.0 for r in ("me", "next", "after")},
+    **{f"distance_{r}": 10.0 for r in ("me", "next", "after")},
+    **{f"score_{r}_lo": 100.0 for r in ("me", "next", "after")},
+    "end_request_points": 100.0,
+    "centre_min_points": 100.0,
+    "turns_to_conquer": 8.0,
+    "round_lo": 100.0,
+    "rounds_left_lo": 100.0,
+    "countdown_left": 10.0,
+}
+
+
+def _scales(names: tuple[str, ...]) -> Tensor:
+    return torch.tensor([1.0 / FEATURE_SCALE.get(name, 1.0) for name in names], dtype=torch.float32)
+
+
+def grid_tables(geometry: Geometry) -> dict[str, Tensor]:
+    """Return the index tables that move features between cells, lands and the dense axial grid.
+
+    With ``S`` the grid side, ``C`` cells and ``L`` lands (index ``L`` doubles as a padding land):
+
+    * ``cell_grid`` [C]: flat grid index ``(r - r_min) * S + (q - q_min)`` of each cell;
+    * ``cell_land`` [C]: the land of each cell;
+    * ``land_cells`` [L * cells_per_land]: each land's cells, land by land;
+    * ``land_neighbors`` [L * 6]: the neighbouring lands of each land, ``L`` off the map;
+    * ``neighbor_count`` [L, 1]: how many neighbouring lands each land has.
+    """
+    s, n = geometry.grid_size, geometry.num_lands
+    q0, r0 = int(geometry.cell_grid[0]), int(geometry.cell_grid[1])
+    cell_grid = (geometry.cell_r - r0) * s + (geometry.cell_q - q0)
+    neighbors = np.where(geometry.land_neighbors < 0, n, geometry.land_neighbors)
+    return {
+        "cell_grid": torch.from_numpy(cell_grid.astype(np.int64)),
+        "cell_land": torch.from_numpy(geometry.cell_land.astype(np.int64)),
+        "land_cells": torch.from_numpy(geometry.land_cells.reshape(-1).astype(np.int64)),
+        "land_neighbors": torch.from_numpy(neighbors.reshape(-1).astype(np.int64)),
+        "neighbor_count": torch.as_tensor((geometry.land_neighbors >= 0).sum(1, keepdims=True), dtype=torch.float32),
+    }
+
+
+TABLES = ("cell_grid", "cell_land", "land_cells", "land_neighbors", "neighbor_count")
+
+
+class HexConv(nn.Module):
+    """A 3x3 convolution over the axial grid restricted to a cell and its six hex neighbours."""
+
+    def __init__(self, channels_in: int, channels_out: int) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(channels_out, channels_in, 3, 3))
+        self.bias = nn.Parameter(torch.zeros(channels_out))
+        nn.init.kaiming_uniform_(self.weight, a=5**0.5)
+        mask = torch.ones(1, 1, 3, 3)
+        mask[0, 0, 0, 0] = 0.0  # (dq, dr) = (-1, -1): not a neighbour
+        mask[0, 0, 2, 2] = 0.0  # (dq, dr) = (+1, +1): not a neighbour
+        self.register_buffer("mask", mask, persistent=False)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.conv2d(x, self.weight * self.mask, self.bias, padding=1)
+
+
+class CellLayer(nn.Module):
+    """A residual hex convolution over the cells: scatter to the grid, convolve, gather back."""
+
+    def __init__(self, h: int) -> None:
+        super().__init__()
+        self.conv = HexConv(h, h)
+
+    def forward(self, x: Tensor, t: dict[str, Tensor], side: int) -> Tensor:
+        b, _, h = x.shape
+        grid = x.new_zeros(b, side * side, h).index_copy_(1, t["cell_grid"], x)
+        y = self.conv(grid.view(b, side, side, h).permute(0, 3, 1, 2))  # channels-last memory
+        y = y.permute(0, 2, 3, 1).reshape(b, side * side, h).index_select(1, t["cell_grid"])
+        return x + F.relu(y)
+
+
+class LandLayer(nn.Module):
+    """A residual round of message passing: each land, its neighbouring lands' mean and the lands' mean."""
+
+    def __init__(self, h: int) -> None:
+        super().__init__()
+        self.mix = nn.Linear(3 * h, h)
+
+    def forward(self, z: Tensor, t: dict[str, Tensor]) -> Tensor:
+        b, n, h = z.shape
+        nb = F.pad(z, (0, 0, 0, 1)).index_select(1, t["land_neighbors"]).view(b, n, 6, h).sum(2)
+        g = z.mean(1, keepdim=True).expand(b, n, h)
+        return z + F.relu(self.mix(torch.cat([z, nb / t["neighbor_count"], g], -1)))
+
+
+class HexPolicyNet(nn.Module):
+    """Policy over ``C + 2`` actions (cells, pass, end request) and a value, for one map's geometry."""
+
+    #: the observation layout these weights were made for (dw_env.envs.observation)
+    observation_version = OBSERVATION_VERSION
+
+    def __init__(
+        self, geometry: Geometry, channels: int = 24, cell_layers: int = 2, land_layers: int = 3, head_hidden: int = 64
+    ) -> None:
+        super().__init__()
+        self.hparams = {
+            "channels": channels,
+            "cell_layers": cell_layers,
+            "land_layers": land_layers,
+            "head_hidden": head_hidden,
+        }
+        h = channels
+        self.cell_in = nn.Linear(len(CELL_FEATURES), h)
+        self.land_in = nn.Linear(len(LAND_FEATURES), h)
+        self.glob_in = nn.Linear(len(GLOBAL_FEATURES), h)
+        self.register_buffer("cell_scale", _scales(CELL_FEATURES), persistent=False)
+        self.register_buffer("land_scale", _scales(LAND_FEATURES), persistent=False)
+        self.register_buffer("glob_scale", _scales(GLOBAL_FEATURES), persistent=False)
+        self.cell_layers = nn.ModuleList(CellLayer(h) for _ in range(cell_layers))
+        self.land_token = nn.Linear(2 * h, h)  # [mean of the land's cells, land features] -> land token
+        self.land_layers = nn.ModuleList(LandLayer(h) for _ in range(land_layers))
+        self.land_out = nn.Linear(h, h)
+        self.cell_head = nn.Sequential(nn.Linear(h, h), nn.ReLU(), nn.Linear(h, 1))
+        self.attend = nn.Linear(h, 1)
+        self.pass_end_head = nn.Sequential(nn.Linear(3 * h, head_hidden), nn.ReLU(), nn.Linear(head_hidden, 2))
+        self.value_head = nn.Sequential(nn.Linear(3 * h, head_hidden), nn.ReLU(), nn.Linear(head_hidden, 1))
+        nn.init.zeros_(self.pass_end_head[-1].weight)
+        nn.init.zeros_(self.value_head[-1].weight)
+        self.set_geometry(geometry)
+
+    def set_geometry(self, geometry: Geometry) -> None:
+        """Point the network at a map (the weights stay; only the index tables change)."""
+        self.geometry = geometry
+        device = self.cell_in.weight.device
+        for name, table in grid_tables(geometry).items():
+            self.register_buffer(name, table.to(device), persistent=False)
+
+    def split(self, obs: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """Return scaled float features (cells [B, C, Fc], lands [B, L, Fl], global [B, G]) of observations [B, D]."""
+        b, c, n = obs.shape[0], self.geometry.num_cells, self.geometry.num_lands
+        x = obs.float()
+        fc, fl = self.cell_scale.numel(), self.land_scale.numel()
+        if x.shape[1] != c * fc + n * fl + self.glob_scale.numel():
+            raise ValueError(f"observation size {x.shape[1]} does not fit this network's map ({c} cells, {n} lands)")
+        cells = x[:, : c * fc].view(b, c, fc) * self.cell_scale
+        lands = x[:, c * fc : c * fc + n * fl].view(b, n, fl) * self.land_scale
+        return cells, lands, x[:, c * fc + n * fl :] * self.glob_scale
+
+    def forward(self, obs: Tensor) -> tuple[Tensor, Tensor]:
+        """Return (logits [B, C+2], value [B]) of flat observations [B, D] (int8 or float)."""
+        cells, lands, glob = self.split(obs)
+        t = {name: getattr(self, name) for name in TABLES}
+        b, n, h = cells.shape[0], lands.shape[1], self.cell_in.out_features
+        land_h, glob_h = self.land_in(lands), self.glob_in(glob)
+        x = F.relu(self.cell_in(cells) + land_h.index_select(1, t["cell_land"]) + glob_h.unsqueeze(1))
+        for layer in self.cell_layers:
+            x = layer(x, t, self.geometry.grid_size)
+        pooled = x.index_select(1, t["land_cells"]).view(b, n, -1, h).mean(2)
+        z = F.relu(self.land_token(torch.cat([pooled, land_h], -1)))
+        for layer in self.land_layers:
+            z = layer(z, t)
+        x = F.relu(x + self.land_out(z).index_select(1, t["cell_land"]))
+        cell_logits = self.cell_head(x).squeeze(-1)  # [B, C]
+        attended = (self.attend(x).softmax(1) * x).sum(1)
+        summary = torch.cat([z.mean(1), attended, glob_h], 1)
+        logits = torch.cat([cell_logits, self.pass_end_head(summary)], 1)
+        return logits.float(), self.value_head(summary).squeeze(1).float()
+
+
+def masked_logits(logits: Tensor, mask: Tensor) -> Tensor:
+    """Return logits with illegal actions (mask 0) pushed to a large negative value."""
+    return logits.masked_fill(mask == 0, -1e9)
+
+
+def sample_actions(logits: Tensor, mask: Tensor, greedy: bool = False) -> tuple[Tensor, Tensor]:
+    """Return (actions, log-probabilities) drawn from the masked policy (or its argmax when greedy)."""
+    logp = masked_logits(logits, mask).log_softmax(-1)
+    actions = logp.argmax(-1) if greedy else torch.multinomial(logp.exp(), 1).squeeze(1)
+    return actions, logp.gather(1, actions[:, None]).squeeze(1)
+
+
+def evaluate_actions(logits: Tensor, mask: Tensor, actions: Tensor) -> tuple[Tensor, Tensor]:
+    """Return (log-probabilities of ``actions``, entropy) under the masked policy."""
+    logp = masked_logits(logits, mask).log_softmax(-1)
+    p = logp.exp()
+    entropy = -(p * logp).sum(-1)
+    return logp.gather(1, actions[:, None]).squeeze(1), entropy
