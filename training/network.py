@@ -39,7 +39,6 @@ from torch import Tensor, nn
 from dw_env.envs.observation import CELL_FEATURES, GLOBAL_FEATURES, LAND_FEATURES, OBSERVATION_VERSION
 from dw_env.geometry import Geometry
 
-
 #: divisor of each observation feature (by name) so that inputs are about 0..1; unnamed features use 1
 FEATURE_SCALE: dict[str, float] = {
     "points": 13.0,
