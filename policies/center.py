@@ -43,9 +43,9 @@ def centre_path(sit: tk.Situation, p: int) -> list[int]:
     cost = np.full(g.num_lands, math.inf)
     prev = np.full(g.num_lands, -1, dtype=np.int64)
     heap: list[tuple[float, int]] = []
-    for land in np.flatnonzero(sit.territory[p]):
-        cost[land] = 0.0
-        heap.append((0.0, int(land)))
+    for index in np.flatnonzero(sit.territory[p]):
+        cost[index] = 0.0
+        heap.append((0.0, int(index)))
     heapq.heapify(heap)
     goal = -1
     while heap:

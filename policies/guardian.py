@@ -64,7 +64,7 @@ class GuardianPolicy(ExpansionistPolicy):
         Guards may leave to cut a rival position: that is what they stand guard for.
         """
         assert sit.game is not None
-        mask = (sit.game.board == lay.piece_code(sit.seat, lay.KNIGHT)).astype(np.int8)
+        mask: NDArray[np.int8] = (sit.game.board == lay.piece_code(sit.seat, lay.KNIGHT)).astype(np.int8)
         locked = ScriptedPolicy.locked_lands(self, sit)
         if locked:
             mask[np.isin(sit.cell_land, list(locked))] = 0

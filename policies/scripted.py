@@ -128,10 +128,8 @@ class ScriptedPolicy(Policy):
         kept = final[p] + int(sit.points[kl])
         if kept <= best_other:
             return None
-        own = np.flatnonzero(sit.owner == p)
-        order = sorted(own, key=lambda m: (int(sit.points[m]), int(sit.land_distance[kl, m])))
-        for m in order:
-            m = int(m)
+        own = [int(m) for m in np.flatnonzero(sit.owner == p)]
+        for m in sorted(own, key=lambda m: (int(sit.points[m]), int(sit.land_distance[kl, m]))):
             if m == kl or kept - int(sit.points[m]) <= best_other:
                 continue
             move = tk.king_into(sit, m)

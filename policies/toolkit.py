@@ -136,12 +136,14 @@ class Situation:
     def hold(self, q: int) -> NDArray[np.int16]:
         """Return q's conquest counters per land (rule 6.4)."""
         assert self.game is not None
-        return self.game.lands[lay.HOLD + q]
+        row: NDArray[np.int16] = self.game.lands[lay.HOLD + q]
+        return row
 
     def lib(self, q: int) -> NDArray[np.int16]:
         """Return q's liberation counters per land (rule 7.3)."""
         assert self.game is not None
-        return self.game.lands[lay.LIB + q]
+        row: NDArray[np.int16] = self.game.lands[lay.LIB + q]
+        return row
 
     def seated_on(self, q: int, land: int) -> bool:
         """Return True if q's king sits on ``land``'s throne."""
@@ -209,7 +211,7 @@ def entry_blocked(sit: Situation, p: int) -> NDArray[np.bool_]:
     Blocked: start lands, own lands, a land whose throne holds a rival king, a rival-owned
     land holding its owner's king.
     """
-    blocked = sit.is_start | (sit.owner == p)
+    blocked: NDArray[np.bool_] = sit.is_start | (sit.owner == p)
     for q in range(NUM_PLAYERS):
         if q == p:
             continue
@@ -238,7 +240,7 @@ def conquest_eta(sit: Situation, p: int, knights_free: int, turns_to_conquer: in
     """
     missing = np.maximum(0, sit.need[p] - sit.counts[p])
     setup = missing * knight_turns(sit, p) + sit.king_turns
-    eta = (setup + turns_to_conquer - 1).astype(np.float64)
+    eta: F64 = (setup + turns_to_conquer - 1).astype(np.float64)
     hold = sit.hold(p)
     seat_land = int(sit.king_land[p])
     if sit.seated[p] and hold[seat_land] >= 1:
@@ -256,7 +258,7 @@ def liberation_eta(sit: Situation, p: int, knights_free: int) -> F64:
     Only rival-owned non-start lands with no king inside qualify (rule 7.1).
     """
     missing = np.maximum(0, sit.libneed[p] - sit.counts[p])
-    eta = (missing * knight_turns(sit, p) + 1).astype(np.float64)
+    eta: F64 = (missing * knight_turns(sit, p) + 1).astype(np.float64)
     ok = (sit.owner >= 0) & (sit.owner != p) & ~sit.is_start & (missing <= knights_free)
     for q in range(NUM_PLAYERS):
         ok[int(sit.king_land[q])] = False
@@ -294,7 +296,8 @@ def opening_value(sit: Situation, p: int, potential: F64) -> F64:
     nb = g.land_neighbors
     safe = np.where(nb >= 0, nb, 0)
     fresh = (nb >= 0) & (sit.dist[p][safe] >= 2) & (sit.owner[safe] != p)
-    return np.where(fresh, potential[safe], 0.0).max(axis=1)
+    best: F64 = np.where(fresh, potential[safe], 0.0).max(axis=1)
+    return best
 
 
 @dataclass(frozen=True)
@@ -322,8 +325,8 @@ def threats(sit: Situation, q: int, turns_to_conquer: int) -> list[Threat]:
         surplus = int(sit.counts[q, kl] - sit.need[q, kl])
         out.append(Threat(q, kl, "conquest", int(hold[kl]), turns_to_conquer - int(hold[kl]), surplus))
     lib = sit.lib(q)
-    for land in np.flatnonzero(lib >= 1):
-        land = int(land)
+    for index in np.flatnonzero(lib >= 1):
+        land = int(index)
         if liberation_holds(sit, q, land):
             surplus = int(sit.counts[q, land] - sit.libneed[q, land])
             out.append(Threat(q, land, "liberation", int(lib[land]), LIBERATION_TURNS - int(lib[land]), surplus))

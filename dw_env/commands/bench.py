@@ -9,6 +9,7 @@ from typing import Any
 #: benchmark name -> module with ``run(seconds) -> dict``
 BENCHMARKS: dict[str, str] = {
     "engine": "dw_env.bench.engine",
+    "ai": "dw_env.bench.ai",
 }
 
 
