@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"{path}: format {kind!r} is neither {position.FORMAT!r} nor {GameRecord.FORMAT!r}")
     record = GameRecord.from_dict(data)
     games = list(record.positions())
-    moves = record.moves
+    moves = record.notation
     if args.step is not None:
         if not 0 <= args.step < len(games):
             raise ValueError(f"--step {args.step} is out of range; allowed: 0..{len(games) - 1}")
