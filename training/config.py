@@ -177,6 +177,7 @@ def _check_value(where: str, value: Any, f: dataclasses.Field[Any]) -> Any:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{where} must be an integer, got {value!r}")
     elif kind == "float":
+        value = _yaml_float(value)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ConfigError(f"{where} must be a finite number, got {value!r}")
         value = float(value)
@@ -194,6 +195,16 @@ def _check_value(where: str, value: Any, f: dataclasses.Field[Any]) -> Any:
         raise ConfigError(f"{where}={value!r} is out of range; allowed: {_range_text(low, high)}")
     if high is not None and value > high:
         raise ConfigError(f"{where}={value!r} is out of range; allowed: {_range_text(low, high)}")
+    return value
+
+
+def _yaml_float(value: Any) -> Any:
+    """Return ``value`` as a float if it is a string like ``1e-4`` (YAML 1.1 reads those as strings)."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
     return value
 
 
