@@ -188,7 +188,10 @@ def end_of_turn(G, board, lands, scalars, W):  # type: ignore[no-untyped-def]
                 lands[HOLD + p, land] = 0
         else:
             lands[HOLD + p, land] = 0
-        if liberation_holds(G, lands, scalars, counts, dist, p, land):
+        # only a rival's land can be liberated (rule 7.1); testing that here skips a kernel call
+        # per land, whose array-argument reference counting dominated the end of turn
+        owner = lands[OWNER, land]
+        if owner != NO_OWNER and owner != p and liberation_holds(G, lands, scalars, counts, dist, p, land):
             lands[LIB + p, land] += 1
         else:
             lands[LIB + p, land] = 0
