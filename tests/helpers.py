@@ -26,7 +26,7 @@ import numpy as np
 
 from dw_env import position as pos
 from dw_env.engine import Game, Move
-from dw_env.geometry import Geometry, build_geometry
+from dw_env.geometry import Geometry, build_geometry, rotate_120
 from dw_env.info import PLAYER_NAMES
 from dw_env.options import GameOptions
 from dw_env.rules import layout as lay
@@ -41,6 +41,14 @@ STANDARD: Geometry = build_geometry(2, 4)
 BLUE_START, GREEN_START, RED_START = (4, 0), (-4, 4), (0, -4)
 BLUE_THRONE, GREEN_THRONE, RED_THRONE = (20, -8), (-12, 20), (-8, -12)
 CENTRE = (0, 0)
+#: Blue's chain from its start land to the ring-1 lands (1,0) and (1,-1): exactly 20 points (rule 6.8).
+CENTRE_PATH: list[Land] = [(3, 0), (2, 0), (1, 0), (1, -1), (2, -1), (3, -1)]
+#: far lands a player "conquered once and lost since": each one only adds a knight (rule 6.7).
+FILLER: dict[str, list[Land]] = {
+    "blue": [(-3, 4), (-2, 4), (-1, 4), (0, 4), (1, 3), (2, 2), (-4, 2), (-4, 1)],
+    "green": [(4, -4), (3, -4), (2, -4), (4, -3), (3, -3), (1, -4), (4, -2), (2, -3)],
+    "red": [(-4, 3), (-3, 2), (-4, 2), (-2, 3), (-1, 3), (0, 3), (1, 2), (2, 1)],
+}
 INITIAL_PIECES: dict[str, dict[str, Any]] = {
     "blue": {"king": (20, -8), "knights": [(19, -8), (19, -7)]},
     "green": {"king": (-12, 20), "knights": [(-11, 19), (-12, 19)]},
@@ -122,6 +130,19 @@ def land_of(c: Cell, geometry: Geometry = STANDARD) -> Land:
 
 def throne(ab: Land, geometry: Geometry = STANDARD) -> Cell:
     return geometry.cell_coord(int(geometry.land_throne[geometry.land_index(*ab)]))
+
+
+def guard_cell(ab: Land, geometry: Geometry = STANDARD) -> Cell:
+    """Return the cell east of a land's throne: a handy non-throne cell inside the land."""
+    t = throne(ab, geometry)
+    return t[0] + 1, t[1]
+
+
+def rotate(c: tuple[int, int], times: int = 1) -> tuple[int, int]:
+    """Rotate a cell or land coordinate by ``times`` x 120 degrees (Blue -> Green -> Red, spec 1.4)."""
+    for _ in range(times % 3):
+        c = rotate_120(*c)
+    return c
 
 
 def land_cells(ab: Land, geometry: Geometry = STANDARD) -> set[Cell]:
