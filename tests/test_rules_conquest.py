@@ -12,10 +12,12 @@ from typing import Any
 import pytest
 from helpers import (
     BLUE,
+    CENTRE_PATH,
     GREEN,
     RED,
     first_conquered,
     game,
+    guard_cell,
     hexdist,
     hold,
     knights,
@@ -27,14 +29,14 @@ from helpers import (
     play,
     throne,
 )
+from helpers import FILLER as FILLER_BY_PLAYER
 
 from dw_env.engine import Game
 
 Cell = tuple[int, int]
 Land = tuple[int, int]
 BLUE_THRONE = (20, -8)
-#: far border lands a player "conquered once and lost since": each gives one knight (rule 6.7)
-FILLER = [(-3, 4), (-2, 4), (-1, 4), (0, 4), (1, 3), (2, 2), (-4, 2), (-4, 1)]
+FILLER = FILLER_BY_PLAYER["blue"]  # lands Blue conquered once and lost since: one knight each (rule 6.7)
 START_CELLS = sorted(land_cells((4, 0)) - {BLUE_THRONE})
 
 
@@ -330,9 +332,6 @@ def test_rule_6_7_another_players_first_conquest_of_the_same_land_gives_that_pla
 
 
 # ---- 6.8 the centre -------------------------------------------------------------------------------
-CENTRE_PATH = [(3, 0), (2, 0), (1, 0), (1, -1), (2, -1), (3, -1)]  # 1+3+6+6+3+1 = 20 points
-GUARDS = {(3, 0): (16, -6), (2, 0): (11, -4), (1, 0): (6, -2), (1, -1): (4, -5), (2, -1): (9, -7), (3, -1): (14, -9)}
-GUARDS |= {(4, -1): (19, -11), (3, 1): (18, -3), (2, 1): (13, -1), (4, -2): (17, -14)}
 # 21 points and two ring-1 lands, but (1,0)-(1,-1) touch no land of the start-connected territory
 CUT_PATH = [(3, 0), (4, -1), (3, 1), (3, -1), (2, 1), (4, -2), (1, 0), (1, -1)]
 
@@ -343,7 +342,7 @@ def centre_game(lands: list[Land], inside: list[Cell], *, red_inside: list[Cell]
     spare = START_CELLS[: max(extra, 0)]
     return game(
         pieces={
-            "blue": {"king": (0, 0), "knights": inside + spare + [GUARDS[x] for x in lands]},
+            "blue": {"king": (0, 0), "knights": inside + spare + [guard_cell(x) for x in lands]},
             "red": {"king": (-8, -12), "knights": list(red_inside) + [(-8, -11), (-7, -12)][len(red_inside) :]},
         },
         owners={"blue": lands},

@@ -10,11 +10,14 @@ from __future__ import annotations
 import pytest
 from helpers import (
     BLUE,
+    CENTRE_PATH,
     GREEN,
     adjacent_lands,
     all_thrones,
     destinations,
     game,
+    guard_cell,
+    hexdist,
     king,
     knights,
     land_cells,
@@ -184,7 +187,7 @@ def test_rule_4_4_king_outside_its_territory_has_no_fast_move_A12() -> None:
     )
     dests = kinds_of(g2, (7, -11))
     assert all("king_move" not in k for k in dests.values())
-    assert max(max(abs(c[0] - 7), abs(c[1] + 11), abs(c[0] + c[1] - 7 + 11)) for c in dests) <= 2
+    assert max(hexdist(c, (7, -11)) for c in dests) <= 2  # steps and double steps only
 
 
 # ---- 4.5 fast knights ------------------------------------------------------------------------------
@@ -493,14 +496,12 @@ def test_rule_4_11_is_checked_when_a_move_is_played() -> None:
 
 
 # ---- 4.12 lock ----------------------------------------------------------------------------------
-CENTRE_PATH = [(3, 0), (2, 0), (1, 0), (1, -1), (2, -1), (3, -1)]  # 20 points, reaches ring 1
-CENTRE_GUARDS = [(16, -6), (11, -4), (6, -2), (4, -5), (9, -7), (14, -9)]
 
 
 def test_rule_4_12_the_holders_king_is_locked_during_the_countdown_its_knights_are_not() -> None:
     g = game(
         pieces={
-            "blue": {"king": (0, 0), "knights": [(2, -1), (1, 1)] + CENTRE_GUARDS},
+            "blue": {"king": (0, 0), "knights": [(2, -1), (1, 1)] + [guard_cell(x) for x in CENTRE_PATH]},
             "green": {"king": (-12, 20), "knights": [(-2, 1), (-12, 19)]},
         },
         owners={"blue": CENTRE_PATH},
