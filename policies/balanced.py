@@ -42,6 +42,7 @@ class BalancedPolicy(ScriptedPolicy):
         if not would_win_with_centre(sit, p):
             conquer[sit.centre] = -math.inf
         cheaper = np.isfinite(eta_l) & (eta_l < LIBERATION_SHARE * eta_c)
-        liberate = np.where(cheaper, sit.points / np.maximum(eta_l, 1.0), -math.inf)
+        # a liberation only takes the points from the rival; a conquest also gives them to us
+        liberate = np.where(cheaper, LIBERATION_SHARE * sit.points / np.maximum(eta_l, 1.0), -math.inf)
         self.update_plan(sit, conquer, liberate)
         return self.pursue(sit, allowed) or self.prepare(sit, allowed)

@@ -86,11 +86,11 @@ class GuardianPolicy(ExpansionistPolicy):
         return [int(m) for m in np.flatnonzero(own & ((sit.points >= GUARD_POINTS) | touched))]
 
     def locked_cells(self, sit: tk.Situation) -> list[int]:
-        """Return one knight per guarded land (the guard)."""
+        """Return one knight per guarded land (the guard); none while stalled."""
         p = sit.seat
         guards: list[int] = []
         lands = set(self.guard_lands(sit))
-        if not lands:
+        if not lands or self.stalled:
             return guards
         for cell in sit.own_knight_cells(p):
             land = int(sit.cell_land[cell])

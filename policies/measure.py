@@ -200,6 +200,14 @@ def among_scripted(games: int, seed: int = 0, options: GameOptions | None = None
     return run_games(lineups, games, seed, options)
 
 
+def with_random(games: int, seed: int = 0, options: GameOptions | None = None) -> list[GameStats]:
+    """Play every pair of different scripted AIs with one Random player, in every seat order."""
+    lineups = [
+        perm for combo in itertools.combinations(SCRIPTED, 2) for perm in itertools.permutations((*combo, "random"))
+    ]
+    return run_games(lineups, games, seed, options)
+
+
 def _print_table(title: str, table: dict[str, dict[str, float]]) -> None:
     print(title)
     print(
@@ -217,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=300, help="games per AI against Random (default 300)")
     parser.add_argument("--among", type=int, default=300, help="games among the scripted AIs (default 300)")
+    parser.add_argument("--mixed", type=int, default=0, help="games of two scripted AIs and a Random (default 0)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="write every number to this JSON file")
     args = parser.parse_args(argv)
@@ -235,6 +244,11 @@ def main(argv: list[str] | None = None) -> int:
         report["among"] = {"summary": table, "endings": endings(results)}
         _print_table(f"among the scripted AIs, {args.among} games: {endings(results)}", table)
         report["games"] = [asdict(g) | {"decision_s": None} for g in results]
+    if args.mixed > 0:
+        results = with_random(args.mixed, args.seed)
+        table = summarise(results)
+        report["mixed"] = {"summary": table, "endings": endings(results)}
+        _print_table(f"two scripted AIs and a Random, {args.mixed} games: {endings(results)}", table)
     print(f"done in {time.perf_counter() - start:.0f} s")
     if args.json:
         with open(args.json, "w") as f:

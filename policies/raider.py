@@ -22,7 +22,7 @@ from policies import toolkit as tk
 from policies.scripted import ScriptedPolicy, would_win_with_centre
 
 #: raids are preferred to plain expansion by this factor
-RAID_PREFERENCE = 2.0
+RAID_PREFERENCE = 3.0
 #: bonus for a land whose loss disconnects part of its owner's territory (spec 6.4)
 CUT_BONUS = 3.0
 #: raid only lands at most this far from the territory (N <= 1): farther ones cost too many knights

@@ -35,6 +35,8 @@ LIBERATE = "liberate"
 F64 = NDArray[np.float64]
 #: no plan may take more own turns than this without a counter running
 MAX_BUDGET = 24
+#: own turns of idle passing after which guards and blockers are freed (see ScriptedPolicy.stalled)
+IDLE_LIMIT = 3
 
 
 @dataclass
@@ -52,9 +54,8 @@ class ScriptedPolicy(Policy):
 
     name = "scripted"
     display_name = "Scripted"
-    #: a plan is kept while its value is at least this share of the best one (spec 6.1 says within 25 %;
-    #: values swing as pieces move, so half is needed to stop plans flipping back and forth)
-    keep_ratio = 0.5
+    #: a plan is kept while its value is at least this share of the best one (spec 6.1: within 25 %)
+    keep_ratio = 0.75
     #: keep knights standing in lands where a rival king is seated (they raise its need, rule 6.2)
     keep_blockers = True
     #: own turns a dropped land is avoided
@@ -70,6 +71,7 @@ class ScriptedPolicy(Policy):
         self.raid: Plan | None = None  # a side liberation run by knights only (Raider)
         self.banned: dict[int, int] = {}
         self.prep_land = -1  # the land spare knights are being sent to (see prepare)
+        self.idle_turns = 0
         self.turn_index = 0
         self.turns_to_conquer = 4
 
@@ -78,6 +80,7 @@ class ScriptedPolicy(Policy):
         self.plan = None
         self.raid = None
         self.prep_land = -1
+        self.idle_turns = 0
         self.banned = {}
         self.turn_index = 0
 
@@ -98,7 +101,20 @@ class ScriptedPolicy(Policy):
                 return move
         allowed = self.allowed_knights(sit)
         move = self.decide(game, sit, allowed)
-        return move if move is not None else PASS_MOVE
+        if move is None:
+            move = PASS_MOVE
+        running = sit.seated[seat] and sit.hold(seat)[int(sit.king_land[seat])] >= 1
+        self.idle_turns = self.idle_turns + 1 if move.is_pass and not running else 0
+        return move
+
+    @property
+    def stalled(self) -> bool:
+        """Return True after :data:`IDLE_LIMIT` own turns of passing with no position running.
+
+        A stalled AI frees its guards and blockers for its plan, so that a board where every
+        free knight is tied down still moves on (games should end by a rule, not truncation).
+        """
+        return self.idle_turns >= IDLE_LIMIT
 
     def decide(self, game: Game, sit: tk.Situation, allowed: NDArray[np.int8]) -> Move | None:
         """Return the strategy's move, or None to pass."""
@@ -159,7 +175,7 @@ class ScriptedPolicy(Policy):
         """Return lands whose knights stay put: the plan's land and, if kept, blockers' lands."""
         p = sit.seat
         locked = {plan.land for plan in (self.plan, self.raid) if plan is not None}
-        if self.keep_blockers:
+        if self.keep_blockers and not self.stalled:
             for q in range(NUM_PLAYERS):
                 kl = int(sit.king_land[q])
                 if q != p and sit.seated[q] and sit.counts[p, kl] > 0:
