@@ -16,6 +16,7 @@ from helpers import (
     GREEN,
     RED,
     destinations,
+    first_conquered,
     game,
     guard_cell,
     hold,
@@ -103,6 +104,13 @@ def test_rule_9_2_a_rival_breaking_the_held_centre_starts_the_countdown_at_the_e
     assert g.turn == BLUE and destinations(g, (0, 0)) == {}  # the king is locked (4.12)
 
 
+@pytest.mark.parametrize("options", [{"turns_to_conquer": 2}, {"turns_to_conquer": 8}], ids=["K2", "K8"])
+def test_rule_9_2_the_countdown_is_10_turns_whatever_the_options_A61(options: dict[str, int]) -> None:
+    g = blue_on_centre(centre_hold=1, turn="green", pieces={"green": green_with([], extra=((-3, 1),))}, **options)
+    play(g, (-3, 1), (-2, 1))
+    assert g.countdown == (BLUE, 10)
+
+
 def test_rule_9_2_no_countdown_if_the_centre_count_never_started_A49() -> None:
     # 19 points: the king is parked on the centre throne without a position
     g = blue_on_centre(lands=CENTRE_PATH[:-1], turn="green", pieces={"green": green_with([], extra=((-3, 1),))})
@@ -173,6 +181,7 @@ def test_rule_9_2_only_the_holders_turns_tick_and_the_last_one_ends_the_game_A47
     g.pass_turn()
     assert over(g) == (True, "countdown", [BLUE])
     assert owner(g, (0, 0)) is None and g.scores()[BLUE] == 20
+    assert g.countdown == (BLUE, 0)  # docs/RULES.md decision 5: the holder stays named
 
 
 def test_rule_9_2_completion_is_checked_before_the_tick() -> None:
@@ -293,6 +302,7 @@ def test_rule_9_4_others_complete_positions_are_concretised_whatever_their_count
     assert owner(g, (-3, 3)) == "green" and owner(g, (1, -4)) is None and owner(g, (1, 0)) is None
     assert g.scores() == [30, 1, 0]
     assert knights(g, GREEN) == green_knights  # no new knight for a concretised conquest
+    assert first_conquered(g, GREEN) == set()  # docs/RULES.md decision 6
 
 
 def test_rule_9_4_a_position_that_does_not_hold_now_is_not_concretised_A52() -> None:
@@ -362,6 +372,7 @@ def test_rule_9_4_liberations_of_others_are_concretised_too() -> None:
     assert lib(g, RED, (1, -4)) == 1
     g.request_end()
     assert owner(g, (1, -4)) is None and g.scores()[BLUE] == 36
+    assert lib(g, RED, (1, -4)) == 0  # docs/RULES.md decision 2: the changed land's counters are cleared
 
 
 # ---- truncation (A57, not a rule) ---------------------------------------------------------------

@@ -374,3 +374,36 @@ def test_rule_5_4_expelling_the_rival_king_lets_the_conquest_start() -> None:
     assert land_of(king(g, RED)) != (3, 0)
     assert hold(g, BLUE, (3, 0)) == 1
     assert throne((3, 0)) == (15, -6) and (14, -5) in land_cells((3, 0))
+
+
+# ---- A31 / A60 ------------------------------------------------------------------------------
+def test_A31_a_double_step_does_not_enter_the_land_of_its_middle_cell() -> None:
+    # from (18,-8) the only free middle toward (17,-9) is (17,-8), in (3,0) where Red's king is
+    # seated; the double step may still cross it, since only the destination land is entered
+    g = game(
+        pieces={
+            "blue": {"king": (18, -8), "knights": [(19, -8), (19, -7)]},
+            "red": {"king": (15, -6), "knights": [(18, -9), (-7, -12)]},  # its knight blocks (18,-9)
+        }
+    )
+    assert land_of((17, -8)) == (3, 0) and land_of((17, -9)) == (4, -1)
+    assert destinations(g, (18, -8))[(17, -9)] == {"double_step"}
+
+
+def test_A60_a_king_may_sit_on_a_rival_start_throne_until_its_owner_comes_home() -> None:
+    g = game(
+        pieces={
+            "blue": {"king": (-11, 20), "knights": [(19, -8), (19, -7)]},
+            "green": {"king": (-9, 17), "knights": [(-11, 19), (-12, 19)]},
+        }
+    )
+    assert land_of((-11, 20)) == (-4, 4) and land_of((-9, 17)) != (-4, 4)
+    play(g, (-11, 20), (-12, 20))  # Blue's king takes Green's empty start throne
+    g.pass_turn()
+    assert hold(g, BLUE, (-4, 4)) == 0  # nothing to conquer there (rule 2.2)
+    assert g.turn == RED
+    g.pass_turn()
+    g.pass_turn()  # Blue
+    home = next(c for c in destinations(g, (-9, 17)) if land_of(c) == (-4, 4))
+    play(g, (-9, 17), home)  # Green's king comes home: Blue's is expelled (5.2, A26)
+    assert land_of(king(g, BLUE)) != (-4, 4)

@@ -342,6 +342,8 @@ def test_rule_4_8_double_step_reaches_all_12_cells_at_distance_two_A14() -> None
     assert len(ring2) == 12
     assert set(dests) == ring2 | set(neighbours((0, 0)))
     assert all("double_step" in dests[c] for c in ring2)
+    # a neighbour reached through a free unowned middle is both a step and a double step ("1 o 2 celdas")
+    assert all(dests[c] == {"step", "double_step"} for c in neighbours((0, 0)))
 
 
 def test_rule_4_8_double_step_middle_must_be_free() -> None:

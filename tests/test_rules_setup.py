@@ -20,11 +20,13 @@ from helpers import (
     neighbours,
     owner,
     play,
+    position,
     snapshot,
     throne,
 )
 
 from dw_env.engine import END_REQUEST_MOVE, PASS_MOVE, Game, IllegalActionError, Move
+from dw_env.position import PositionError, from_dict
 from dw_env.rules import layout as lay
 
 
@@ -76,6 +78,16 @@ def test_rule_2_3_one_king_on_the_start_throne_and_two_knights_per_player() -> N
     }  # spec 1.5 (A2): the two throne neighbours nearest the map centre
     for p, (k, ks) in expected.items():
         assert king(g, p) == k and knights(g, p) == ks
+
+
+def test_rule_2_3_and_6_7_a_position_has_two_knights_plus_one_per_first_conquest() -> None:
+    data = position(owners={"blue": [(3, 0)]}, pieces={"blue": {"king": (20, -8), "knights": [(19, -8), (19, -7)]}})
+    with pytest.raises(PositionError, match="knights"):
+        from_dict(data)
+    lost = position(
+        first={"blue": [(3, 0)]}, pieces={"blue": {"king": (20, -8), "knights": [(19, -8), (19, -7), (16, -7)]}}
+    )
+    assert len(knights(from_dict(lost), BLUE)) == 3  # a land conquered once and lost keeps its knight
 
 
 def test_rule_2_4_standard_map_61_lands_of_19_cells_start_lands_on_border_corners_A1() -> None:
