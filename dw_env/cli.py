@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "dw_env.commands.show",
     "dw_env.commands.bench",
     "dw_env.commands.arena",
+    "dw_env.commands.train",
 )
 
 

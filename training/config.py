@@ -6,7 +6,7 @@ the default run (``configs/small.yaml``: the small map on a CPU)::
     run:     name, seed, out_dir, total_env_steps, max_minutes, device, amp, torch_threads, env_threads,
              checkpoint_every, stop_after_updates, progress
     game:    the game options (dw_env.options.GameOptions): land_radius, map_radius, ...
-    env:     num_envs, num_steps
+    env:     num_envs, num_steps, score_shaping
     ppo:     learning_rate, anneal_lr, gamma, gae_lambda, num_minibatches, update_epochs, ...
     network: channels, cell_layers, land_layers, head_hidden
     league:  snapshot_every, keep, weights (opponent kind -> sampling weight), rating_window
@@ -73,6 +73,9 @@ class EnvConfig:
     num_envs: int = _opt(128, 3, 65536)
     #: vector steps per rollout; the learner decides in about a third of them (one seat of three)
     num_steps: int = _opt(96, 4, 4096)
+    #: add the change of (own score - rivals' mean) / total points to every action's reward (zero-sum; it
+    #: telescopes to the final score difference over a game); the terminal win/loss reward stays
+    score_shaping: bool = False
 
 
 @dataclass

@@ -10,6 +10,7 @@ from typing import Any
 BENCHMARKS: dict[str, str] = {
     "engine": "dw_env.bench.engine",
     "ai": "dw_env.bench.ai",
+    "train": "dw_env.bench.train",
 }
 
 

@@ -1,0 +1,58 @@
+"""``dw bench train``: end-to-end training throughput (rollout + PPO update), env steps per second.
+
+An env step is one action of any seat in one game (both phases of a turn count), the unit of
+``run.total_env_steps``. The clock covers whole updates (playing the rollout, the scripted AIs' moves, GAE
+and the PPO epochs), so the number is what a training run achieves, not the env alone. The first update is
+a warm-up (allocations, caches) and is left out. Each map runs its training config with only the time limit
+and the final evaluation changed: the small map with ``configs/small.yaml``'s settings (the defaults), the
+standard map with the same settings on this machine's CPU (``configs/standard_gpu.yaml`` needs a GPU).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from typing import Any
+
+from training.config import TrainConfig, from_dict
+
+
+def bench_config(map_name: str, seconds: float, out_dir: str) -> TrainConfig:
+    """Return the training config measured for ``map_name`` ("small" or "standard")."""
+    data: dict[str, Any] = TrainConfig().to_dict()
+    if map_name == "standard":
+        data["game"] = {"land_radius": 2, "map_radius": 4, "max_rounds": 200}
+    data["run"].update(
+        name=f"bench-{map_name}", out_dir=out_dir, max_minutes=seconds / 60, progress=False, checkpoint_every=10**6
+    )
+    data["eval"]["final_games"] = 0
+    return from_dict(data)
+
+
+def measure(map_name: str, seconds: float) -> dict[str, float]:
+    """Return env steps/s and learner decisions/s of training ``map_name`` for about ``seconds``."""
+    from training.ppo import train
+
+    with tempfile.TemporaryDirectory() as out:
+        result = train(bench_config(map_name, seconds, out))
+    history = result["history"][1:] or result["history"]
+    steps = sum(h["steps"] for h in history)
+    secs = sum(h["seconds"] for h in history)
+    decisions = sum(h["decisions"] for h in history)
+    return {"env_steps_per_s": steps / secs, "decisions_per_s": decisions / secs, "updates": len(history)}
+
+
+def run(seconds: float = 5.0) -> dict[str, Any]:
+    """Run the benchmark, print a table and return the numbers."""
+    import os
+
+    seconds = max(seconds, 20.0)  # several updates are needed for a stable number
+    print(f"dw bench train: PPO self-play, rollout + update, {os.cpu_count()} CPU cores visible (higher is better)")
+    results: dict[str, Any] = {}
+    for map_name in ("small", "standard"):
+        r = measure(map_name, seconds)
+        results[map_name] = r
+        print(
+            f"  {map_name:<9} map  {r['env_steps_per_s']:9,.0f} env steps/s  "
+            f"({r['decisions_per_s']:,.0f} learner decisions/s, {r['updates']} updates measured)"
+        )
+    return results

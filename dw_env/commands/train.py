@@ -1,0 +1,83 @@
+"""``dw train``: self-play PPO from a YAML config (training/ppo.py); torch is imported only when it runs.
+
+Examples::
+
+    dw train                                   # the default run: configs/small.yaml's settings
+    dw train --config configs/standard_gpu.yaml
+    dw train --config configs/small.yaml --set ppo.learning_rate=3e-4 --set run.seed=2
+    dw train --resume runs/small-s1-20250101-120000/checkpoint.pt --set run.total_env_steps=6000000
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+#: keys an override may change when resuming (the rest must stay as the checkpoint's run was configured)
+RESUME_OVERRIDABLE: tuple[str, ...] = (
+    "run.total_env_steps",
+    "run.max_minutes",
+    "run.checkpoint_every",
+    "run.stop_after_updates",
+    "run.progress",
+    "run.device",
+    "run.torch_threads",
+    "run.env_threads",
+    "eval.final_games",
+    "eval.final_opponents",
+    "eval.greedy",
+)
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("train", help="self-play PPO training (needs the 'train' extra: torch)")
+    p.add_argument("--config", type=Path, default=None, help="a YAML config (default: the small-map CPU run)")
+    p.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one config value, e.g. --set ppo.learning_rate=1e-4 (repeatable)",
+    )
+    p.add_argument("--resume", type=Path, default=None, help="continue a run from its checkpoint.pt")
+    p.add_argument("--run-dir", type=Path, default=None, help="write the run here (default: out_dir/name-seed-time)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from training import config as cfg
+
+    config = _resume_config(args) if args.resume is not None else cfg.load(args.config, args.overrides)
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise ValueError("dw train needs torch: pip install -e '.[train]' (see the README)") from None
+    from training.ppo import train
+
+    result = train(config, resume=args.resume, run_dir=args.run_dir)
+    c = result["counters"]
+    print(
+        f"trained {c['env_steps']:,} env steps ({c['decisions']:,} learner decisions, {c['updates']} updates, "
+        f"{c['games']:,} games) in {c['seconds'] / 60:.1f} min; run: {result['run_dir']}"
+    )
+    if result["results"]:
+        print("win rates as one seat against two copies of each opponent (every seating, 95% Wilson interval):")
+        print(result["table"])
+    return 0
+
+
+def _resume_config(args: argparse.Namespace) -> Any:
+    """Return the config saved in the checkpoint, with the few overrides a resumed run may take."""
+    from training import checkpoint
+    from training import config as cfg
+
+    if args.config is not None:
+        raise ValueError("--resume continues a run with the config saved in its checkpoint; do not pass --config")
+    for text in args.overrides:
+        key = text.partition("=")[0].strip()
+        if key not in RESUME_OVERRIDABLE:
+            raise ValueError(f"--set {key} cannot change when resuming; allowed: {', '.join(RESUME_OVERRIDABLE)}")
+    payload = checkpoint.load(args.resume)
+    return cfg.from_dict(cfg.apply_overrides(payload["config"], args.overrides))

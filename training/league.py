@@ -1,0 +1,194 @@
+"""Opponents for self-play: the learner itself, frozen past selves and scripted AIs; results and ratings.
+
+Every game has the learner in one seat (rotated game by game) and one opponent kind in the other two seats
+("one seat vs two copies", as the arena measures agents). The kind is sampled per game from
+``league.weights``:
+
+* ``latest``: the learner's current weights (classic self-play; its moves are not trained on);
+* ``past``: a frozen copy of the learner, taken every ``snapshot_every`` updates; the last ``keep`` are kept
+  and one is drawn uniformly per game;
+* ``random``, ``balanced``, ...: the scripted AIs of :mod:`policies`.
+
+**Env groups.** Scripted AIs are Python and slow next to a batched network forward pass, so the env slots
+are split once into a *network group* and a *scripted group* in proportion to the weights; a slot only ever
+plays opponents of its group. The network group costs one batched forward pass per snapshot in use; the
+scripted group calls the AIs only for its own slots, once per turn (the AI's move is replayed as the env's
+two actions).
+
+Results are kept per opponent over a sliding window: the win credit (a shared win of ``k`` players counts
+``1/k``, truncation 0) and the finishing order, from which a Plackett–Luce rating over the league is fitted
+(:mod:`training.rating`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dw_env.envs.actions import move_to_actions
+from training.config import NETWORK_OPPONENTS, SCRIPTED_OPPONENTS, LeagueConfig
+
+LEARNER = "learner"
+LATEST = "latest"
+PAST = "past"
+
+
+def split_groups(weights: dict[str, float], num_envs: int) -> int:
+    """Return how many env slots (the last ones) form the scripted group, in proportion to the weights."""
+    net = sum(weights.get(k, 0.0) for k in NETWORK_OPPONENTS)
+    scripted = sum(weights.get(k, 0.0) for k in SCRIPTED_OPPONENTS)
+    if scripted <= 0:
+        return 0
+    if net <= 0:
+        return num_envs
+    return int(min(num_envs - 1, max(1, round(num_envs * scripted / (net + scripted)))))
+
+
+@dataclass
+class Results:
+    """Win credits and finishing orders of the learner's recent games, per opponent."""
+
+    window: int
+    credit: dict[str, deque[float]] = field(default_factory=dict)
+    orders: deque[tuple[str, tuple[tuple[int, ...], ...]]] = field(default_factory=deque)
+    games: dict[str, int] = field(default_factory=dict)
+
+    def add(self, opponent: str, credit: float, order: tuple[tuple[int, ...], ...]) -> None:
+        """Record a game: the learner's win credit and the finishing order (tiers of seats: 0 the learner)."""
+        self.credit.setdefault(opponent, deque(maxlen=self.window)).append(credit)
+        self.games[opponent] = self.games.get(opponent, 0) + 1
+        self.orders.append((opponent, order))
+        while len(self.orders) > self.window * max(1, len(self.credit)):
+            self.orders.popleft()
+
+    def win_rates(self) -> dict[str, tuple[float, int]]:
+        """Return {opponent: (win rate over the window, games in the window)}."""
+        return {k: (float(np.mean(v)), len(v)) for k, v in self.credit.items() if v}
+
+
+class League:
+    """Samples an opponent per game, keeps the frozen past selves and tracks results."""
+
+    def __init__(self, config: LeagueConfig, num_envs: int) -> None:
+        self.config = config
+        self.num_envs = num_envs
+        self.num_scripted = split_groups(config.weights, num_envs)
+        self.snapshots: list[tuple[str, dict[str, Any]]] = []  # (id, CPU state dict), oldest first
+        self.retired: dict[str, dict[str, Any]] = {}  # dropped snapshots still playing a running game
+        self.results = Results(config.rating_window)
+
+    def group_weights(self, slot: int) -> tuple[list[str], NDArray[np.float64]]:
+        """Return (kinds, probabilities) of the opponents slot ``slot`` can play."""
+        scripted = slot >= self.num_envs - self.num_scripted
+        kinds = list(SCRIPTED_OPPONENTS if scripted else NETWORK_OPPONENTS)
+        w = np.array([self.config.weights.get(k, 0.0) for k in kinds])
+        if not scripted and not self.snapshots:
+            w = np.array([1.0 if k == LATEST else 0.0 for k in kinds])  # no past self yet
+        return kinds, w / w.sum()
+
+    def sample(self, slot: int, rng: np.random.Generator) -> str:
+        """Return the opponent id for a new game in ``slot``: latest, past-NNNNNN or a scripted AI's name."""
+        kinds, p = self.group_weights(slot)
+        kind = kinds[int(rng.choice(len(kinds), p=p))]
+        if kind == PAST:
+            return self.snapshots[int(rng.integers(len(self.snapshots)))][0]
+        return kind
+
+    def snapshot(self, update: int, state_dict: dict[str, Any]) -> str:
+        """Freeze a copy of the learner's weights; drop the oldest beyond ``keep``. Return its id."""
+        sid = f"past-{update:06d}"
+        self.snapshots.append((sid, {k: v.detach().to("cpu", copy=True) for k, v in state_dict.items()}))
+        dropped = self.snapshots[: max(0, len(self.snapshots) - self.config.keep)]
+        del self.snapshots[: len(dropped)]
+        self.retired.update(dropped)
+        return sid
+
+    def prune(self, in_use: set[str]) -> None:
+        """Forget dropped snapshots that no running game plays any more."""
+        for sid in [s for s in self.retired if s not in in_use]:
+            del self.retired[sid]
+
+    def snapshot_state(self, sid: str) -> dict[str, Any] | None:
+        """Return the weights of a snapshot (kept, or dropped but still in a running game), or None."""
+        return next((state for s, state in self.snapshots if s == sid), self.retired.get(sid))
+
+    def ratings(self) -> dict[str, float]:
+        """Return Plackett–Luce ratings (Elo scale) of the learner and its recent opponents."""
+        from training.rating import fit_plackett_luce, to_elo
+
+        if not self.results.orders:
+            return {}
+        names = [LEARNER, *sorted({opp for opp, _ in self.results.orders})]
+        index = {name: i for i, name in enumerate(names)}
+        rankings = [
+            [[0 if seat == 0 else index[opp] for seat in tier] for tier in order] for opp, order in self.results.orders
+        ]
+        elo = to_elo(fit_plackett_luce(rankings, len(names)))
+        return {name: float(elo[i]) for i, name in enumerate(names)}
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"snapshots": self.snapshots, "retired": self.retired, "results": self.results}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.snapshots = state["snapshots"]
+        self.retired = state["retired"]
+        self.results = state["results"]
+
+
+def game_result(
+    winners: NDArray[np.integer[Any]], scores: NDArray[np.integer[Any]], learner_seat: int
+) -> tuple[float, tuple[tuple[int, ...], ...]]:
+    """Return (learner's win credit, finishing order) of a finished game, as the arena scores it.
+
+    ``winners`` [3] marks the winners (rule 9.5; none on truncation) and ``scores`` [3] the final scores.
+    A shared win of ``k`` players is worth ``1/k``; a truncated game 0. The order lists tiers of seats
+    relative to the learner (0 the learner, 1 and 2 the opponents after it in turn order): the winners
+    first, then the others by score (a truncated game by score alone).
+    """
+    rel = [(learner_seat + k) % 3 for k in range(3)]
+    won = [bool(winners[p]) for p in rel]
+    points = [int(scores[p]) for p in rel]
+    credit = 1.0 / sum(won) if won[0] else 0.0
+    key = [(not won[k], -points[k]) for k in range(3)]
+    tiers = [tuple(k for k in range(3) if key[k] == level) for level in sorted(set(key))]
+    return credit, tuple(tiers)
+
+
+class ScriptedSeats:
+    """Plays the scripted AIs' seats of the scripted group: one policy per slot and kind, reset every game.
+
+    A scripted AI chooses a whole move on its turn (:meth:`policies.base.Policy.act`); the env takes it as
+    one or two actions (piece, destination), so the second action waits here until the next step.
+    """
+
+    def __init__(self, env: Any) -> None:
+        from policies.registry import make
+
+        self._make = make
+        self.env = env
+        self.geometry = env.geometry
+        self.policies: dict[tuple[int, str], Any] = {}
+        self.pending = np.full(env.num_envs, -1, dtype=np.int64)
+
+    def start_game(self, slot: int, kind: str, seed: int) -> None:
+        """Prepare slot ``slot``'s AI of ``kind`` for a new game (reseeded, per-game memory cleared)."""
+        key = (slot, kind)
+        if key not in self.policies:
+            self.policies[key] = self._make(kind, seed=seed)
+        self.policies[key].reset(seed)
+        self.pending[slot] = -1
+
+    def action(self, slot: int, kind: str, seat: int) -> int:
+        """Return the env action of the AI in ``slot`` playing ``seat`` (the seat to act)."""
+        if self.pending[slot] >= 0:
+            a, self.pending[slot] = int(self.pending[slot]), -1
+            return a
+        move = self.policies[(slot, kind)].act(self.env.game(slot), seat)
+        actions = move_to_actions(self.geometry, seat, move)
+        if len(actions) == 2:
+            self.pending[slot] = actions[1]
+        return actions[0]

@@ -1,0 +1,578 @@
+"""Self-play PPO with action masks for Domain Wheel, in the manner of CleanRL's ``ppo.py``: read top to bottom.
+
+1. **Setup**: config (training/config.py), seeds, device, the batched vector env, the network
+   (training/network.py), Adam, the league of opponents (training/league.py); ``--resume`` restores all
+   of it from a checkpoint (training/checkpoint.py).
+2. **Rollout**: ``env.num_steps`` steps of every game. In each game the learner holds one seat (rotated
+   game by game) and one opponent kind the other two. A decision of the learner is one env action (phase 1:
+   a piece, pass or end request; phase 2: the piece's destination), taken by the same network from the
+   egocentric observation; the learner's rewards between two of its decisions belong to the first one.
+3. **Advantages**: GAE over each game slot's sequence of learner decisions. The last decision of a slot whose
+   outcome is not known yet (the game goes on) is not trained on: its value bootstraps the one before it,
+   and it is carried over to the next rollout, where it is trained on once its outcome arrives.
+4. **Update**: PPO's clipped objective over shuffled minibatches for ``update_epochs`` epochs; illegal
+   actions are masked out of the policy (their logits set to a large negative number) in the ratio and the
+   entropy alike.
+5. **Logging** to TensorBoard in CleanRL's layout (``charts/``, ``losses/``, ``eval/``), league snapshots,
+   atomic checkpoints, and at the end the learner's win rates as one seat against two copies of each
+   evaluation opponent.
+
+Everything stochastic draws from three seeded streams (Python's ``random``, one numpy Generator, torch's),
+all saved in checkpoints, so a resumed run continues exactly as the uninterrupted run would have.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from numpy.typing import NDArray
+from torch import nn
+
+from dw_env.envs.observation import describe_observation
+from dw_env.envs.vector import DomainWheelVectorEnv
+from dw_env.geometry import build_geometry
+from training import checkpoint
+from training.config import TrainConfig, to_yaml
+from training.evaluate import evaluate, format_results
+from training.league import LATEST, League, ScriptedSeats, game_result
+from training.network import HexPolicyNet, evaluate_actions, sample_actions
+
+
+# ---- 1. setup -----------------------------------------------------------------------------------------
+def pick_device(config: TrainConfig) -> torch.device:
+    """Return the torch device: CUDA when asked or, with ``auto``, when one is available."""
+    want = config.run.device
+    if want == "cuda" and not torch.cuda.is_available():
+        raise ValueError("run.device=cuda but torch sees no CUDA device; allowed here: auto, cpu")
+    return torch.device("cuda" if want == "cuda" or (want == "auto" and torch.cuda.is_available()) else "cpu")
+
+
+def use_amp(config: TrainConfig, device: torch.device) -> bool:
+    """Return whether to run forward passes under bf16 autocast (CUDA only: CPUs gain nothing here)."""
+    return config.run.amp == "on" or (config.run.amp == "auto" and device.type == "cuda")
+
+
+def make_network(config: TrainConfig, device: torch.device) -> HexPolicyNet:
+    options = config.options
+    net = HexPolicyNet(build_geometry(options.land_radius, options.map_radius), **vars(config.network))
+    return net.to(device)
+
+
+@dataclass
+class Table:
+    """The games in progress: the vector env plus who sits where in each slot."""
+
+    env: Any
+    league: League
+    scripted: ScriptedSeats
+    obs: NDArray[np.int8]
+    masks: NDArray[np.int8]
+    player: NDArray[np.int64]
+    seat: NDArray[np.int64]  # the learner's seat in each slot
+    opponent: list[str]  # the opponent id in each slot
+    games: NDArray[np.int64]  # games started in each slot (drives the seat rotation)
+
+    def start_game(self, slot: int, rng: np.random.Generator) -> None:
+        """Seat the learner (rotating) and draw the opponent for the game now starting in ``slot``."""
+        self.seat[slot] = (slot + self.games[slot]) % 3
+        self.games[slot] += 1
+        self.opponent[slot] = self.league.sample(slot, rng)
+        if slot >= self.league.num_envs - self.league.num_scripted:
+            self.scripted.start_game(slot, self.opponent[slot], int(rng.integers(2**31)))
+
+
+def env_threads(wanted: int) -> int:
+    """Return the env's thread count: ``wanted``, or every core numba may use when 0."""
+    import numba
+
+    return min(wanted, numba.config.NUMBA_NUM_THREADS) if wanted > 0 else numba.config.NUMBA_NUM_THREADS
+
+
+def seed_everything(seed: int) -> np.random.Generator:
+    random.seed(seed)
+    torch.manual_seed(seed)
+    return np.random.default_rng(seed)
+
+
+# ---- 2. rollout ---------------------------------------------------------------------------------------
+@dataclass
+class Rollout:
+    """The learner's decisions of one rollout, per slot in time order: arrays [T, N, ...]."""
+
+    obs: NDArray[np.int8]
+    masks: NDArray[np.int8]
+    actions: NDArray[np.int64]
+    logprobs: NDArray[np.float32]
+    values: NDArray[np.float32]
+    rewards: NDArray[np.float32]
+    dones: NDArray[np.bool_]
+    count: NDArray[np.int64]  # decisions stored per slot
+    open: NDArray[np.bool_]  # the slot's last decision still awaits its outcome
+
+    @classmethod
+    def allocate(cls, steps: int, n: int, obs_size: int, mask_size: int) -> Rollout:
+        t = steps // 2 + 4  # the learner acts in at most half the steps (2 actions, then 1+ per rival)
+        z = np.zeros
+        return cls(
+            z((t, n, obs_size), np.int8),
+            z((t, n, mask_size), np.int8),
+            z((t, n), np.int64),
+            z((t, n), np.float32),
+            z((t, n), np.float32),
+            z((t, n), np.float32),
+            z((t, n), np.bool_),
+            z(n, np.int64),
+            z(n, np.bool_),
+        )
+
+    @property
+    def capacity(self) -> int:
+        return self.obs.shape[0]
+
+    def store(self, slots: NDArray[np.int64], obs: Any, masks: Any, actions: Any, logp: Any, values: Any) -> None:
+        t = self.count[slots]
+        self.obs[t, slots], self.masks[t, slots] = obs, masks
+        self.actions[t, slots], self.logprobs[t, slots], self.values[t, slots] = actions, logp, values
+        self.rewards[t, slots], self.dones[t, slots] = 0.0, False
+        self.count[slots] += 1
+        self.open[slots] = True
+
+    def trainable(self) -> NDArray[np.bool_]:
+        """Return [T, N]: decisions whose outcome is known (all but each slot's open last one)."""
+        known = self.count - self.open
+        return np.arange(self.capacity)[:, None] < known[None, :]
+
+    def carry_over(self) -> None:
+        """Start the next rollout with each slot's open decision (or nothing) at index 0."""
+        slots = np.flatnonzero(self.open)
+        last = self.count[slots] - 1
+        for name in ("obs", "masks", "actions", "logprobs", "values", "rewards", "dones"):
+            arr = getattr(self, name)
+            arr[0, slots] = arr[last, slots]
+        self.count[:] = 0
+        self.count[slots] = 1
+
+
+def policy_step(
+    net: nn.Module, obs: NDArray[np.int8], masks: NDArray[np.int8], device: torch.device, amp: bool, greedy: bool
+) -> tuple[NDArray[np.int64], NDArray[np.float32], NDArray[np.float32]]:
+    """Return (actions, log-probabilities, values) of ``net`` for a batch of observations."""
+    with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
+        logits, values = net(torch.from_numpy(obs).to(device))
+        actions, logp = sample_actions(logits, torch.from_numpy(masks).to(device), greedy)
+    return actions.cpu().numpy(), logp.cpu().numpy(), values.float().cpu().numpy()
+
+
+@dataclass
+class Frozen:
+    """Networks of the frozen past selves, built on demand from the league's snapshots."""
+
+    make: Any
+    nets: dict[str, nn.Module] = field(default_factory=dict)
+
+    def get(self, sid: str, league: League) -> nn.Module:
+        if sid not in self.nets:
+            state = league.snapshot_state(sid)
+            if state is None:
+                raise KeyError(f"no weights for opponent {sid}")
+            with torch.random.fork_rng(devices=[]):  # building a net must not move the run's RNG stream
+                net = self.make()
+            net.load_state_dict(state)
+            self.nets[sid] = net.eval()
+        known = {s for s, _ in league.snapshots} | set(league.retired)
+        for old in [s for s in self.nets if s not in known]:
+            del self.nets[old]
+        return self.nets[sid]
+
+
+def collect_rollout(
+    table: Table, rollout: Rollout, net: nn.Module, frozen: Frozen, num_steps: int, ctx: dict[str, Any]
+) -> dict[str, Any]:
+    """Play ``num_steps`` steps of every game; store the learner's decisions; return step and game counts."""
+    device, amp, rng = ctx["device"], ctx["amp"], ctx["rng"]
+    n = table.obs.shape[0]
+    rows = np.arange(n)
+    first_scripted = table.league.num_envs - table.league.num_scripted
+    finished = 0
+    steps = 0
+    while steps < num_steps and rollout.count.max() < rollout.capacity:
+        learner = table.player == table.seat
+        opp = np.array(table.opponent, dtype=object)
+        actions = np.zeros(n, dtype=np.int64)
+        current = np.flatnonzero(learner | ((opp == LATEST) & (rows < first_scripted)))
+        if len(current):
+            a, logp, v = policy_step(net, table.obs[current], table.masks[current], device, amp, greedy=False)
+            actions[current] = a
+            mine = learner[current]
+            slots = current[mine]
+            rollout.store(slots, table.obs[slots], table.masks[slots], a[mine], logp[mine], v[mine])
+        others = ~learner & (rows < first_scripted) & (opp != LATEST)
+        for sid in set(opp[others]):
+            sel = np.flatnonzero(others & (opp == sid))
+            actions[sel] = policy_step(
+                frozen.get(sid, table.league), table.obs[sel], table.masks[sel], device, amp, False
+            )[0]
+        for slot in np.flatnonzero(~learner & (rows >= first_scripted)):
+            actions[slot] = table.scripted.action(int(slot), table.opponent[slot], int(table.player[slot]))
+        table.obs, table.masks, player, rewards, terminated, truncated, info = table.env.step(actions)
+        table.player = np.asarray(player, dtype=np.int64)
+        steps += 1
+        got = rewards[rows, table.seat]
+        open_slots = np.flatnonzero(rollout.open)
+        rollout.rewards[rollout.count[open_slots] - 1, open_slots] += got[open_slots]
+        for slot in np.flatnonzero(terminated | truncated):
+            if rollout.open[slot]:
+                rollout.dones[rollout.count[slot] - 1, slot] = True
+                rollout.open[slot] = False
+            credit, order = game_result(info["winners"][slot], info["final_scores"][slot], int(table.seat[slot]))
+            table.league.results.add(table.opponent[slot], credit, order)
+            table.start_game(int(slot), rng)
+            finished += 1
+    return {"steps": steps * n, "games": finished}
+
+
+# ---- 3. advantages ------------------------------------------------------------------------------------
+def compute_advantages(rollout: Rollout, gamma: float, lam: float) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
+    """Return (advantages [T, N], trainable [T, N]) by GAE over each slot's decisions."""
+    valid = rollout.trainable()
+    adv = np.zeros_like(rollout.values)
+    last = np.zeros(rollout.values.shape[1], dtype=np.float32)
+    for t in reversed(range(rollout.capacity)):
+        next_value = rollout.values[t + 1] if t + 1 < rollout.capacity else 0.0
+        nonterminal = 1.0 - rollout.dones[t]
+        delta = rollout.rewards[t] + gamma * next_value * nonterminal - rollout.values[t]
+        last = np.where(valid[t], delta + gamma * lam * nonterminal * last, 0.0).astype(np.float32)
+        adv[t] = last
+    return adv, valid
+
+
+# ---- 4. update ----------------------------------------------------------------------------------------
+def ppo_update(
+    net: nn.Module, optimizer: torch.optim.Optimizer, rollout: Rollout, config: TrainConfig, ctx: dict[str, Any]
+) -> dict[str, float]:
+    """Run PPO's epochs over the rollout's trainable decisions; return the loss statistics."""
+    p, device, amp = config.ppo, ctx["device"], ctx["amp"]
+    adv, valid = compute_advantages(rollout, p.gamma, p.gae_lambda)
+    b_obs = torch.from_numpy(rollout.obs[valid]).to(device)
+    b_masks = torch.from_numpy(rollout.masks[valid]).to(device)
+    b_actions = torch.from_numpy(rollout.actions[valid]).to(device)
+    b_logp = torch.from_numpy(rollout.logprobs[valid]).to(device)
+    b_values = torch.from_numpy(rollout.values[valid]).to(device)
+    b_adv = torch.from_numpy(adv[valid]).to(device)
+    b_returns = b_adv + b_values
+    size = b_obs.shape[0]
+    mb = max(1, size // p.num_minibatches)
+    stats: dict[str, list[float]] = {k: [] for k in ("pg", "v", "ent", "kl", "old_kl", "clip")}
+    for _ in range(p.update_epochs):
+        order = torch.randperm(size, device=device)
+        for start in range(0, size - mb + 1, mb):
+            idx = order[start : start + mb]
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
+                logits, value = net(b_obs[idx])
+            logp, entropy = evaluate_actions(logits, b_masks[idx], b_actions[idx])
+            logratio = logp - b_logp[idx]
+            ratio = logratio.exp()
+            with torch.no_grad():
+                stats["old_kl"].append(float((-logratio).mean()))
+                stats["kl"].append(float(((ratio - 1) - logratio).mean()))
+                stats["clip"].append(float(((ratio - 1.0).abs() > p.clip_coef).float().mean()))
+            a = b_adv[idx]
+            if p.norm_adv and len(idx) > 1:
+                a = (a - a.mean()) / (a.std() + 1e-8)
+            pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - p.clip_coef, 1 + p.clip_coef)).mean()
+            if p.clip_vloss:
+                clipped = b_values[idx] + (value - b_values[idx]).clamp(-p.clip_coef, p.clip_coef)
+                v_loss = 0.5 * torch.max((value - b_returns[idx]) ** 2, (clipped - b_returns[idx]) ** 2).mean()
+            else:
+                v_loss = 0.5 * ((value - b_returns[idx]) ** 2).mean()
+            ent = entropy.mean()
+            loss = pg_loss - p.ent_coef * ent + p.vf_coef * v_loss
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), p.max_grad_norm)
+            optimizer.step()
+            stats["pg"].append(pg_loss.item())
+            stats["v"].append(v_loss.item())
+            stats["ent"].append(ent.item())
+        if p.target_kl > 0 and np.mean(stats["kl"][-(size // mb) :]) > p.target_kl:
+            break
+    y, pred = b_returns.cpu().numpy(), b_values.cpu().numpy()
+    var_y = float(np.var(y))
+    out = {k: float(np.mean(v)) if v else 0.0 for k, v in stats.items()}
+    out["explained_variance"] = float("nan") if var_y == 0 else 1.0 - float(np.var(y - pred)) / var_y
+    out["decisions"] = float(size)
+    return out
+
+
+# ---- 5. logging, checkpoints --------------------------------------------------------------------------
+def log_update(writer: Any, step: int, stats: dict[str, float], league: League, sps: float, lr: float) -> None:
+    """Write one update's scalars in CleanRL's layout."""
+    writer.add_scalar("charts/learning_rate", lr, step)
+    writer.add_scalar("charts/SPS", sps, step)
+    writer.add_scalar("losses/policy_loss", stats["pg"], step)
+    writer.add_scalar("losses/value_loss", stats["v"], step)
+    writer.add_scalar("losses/entropy", stats["ent"], step)
+    writer.add_scalar("losses/approx_kl", stats["kl"], step)
+    writer.add_scalar("losses/old_approx_kl", stats["old_kl"], step)
+    writer.add_scalar("losses/clipfrac", stats["clip"], step)
+    writer.add_scalar("losses/explained_variance", stats["explained_variance"], step)
+    rates = league.results.win_rates()
+    past = [(r, k) for opp, (r, k) in rates.items() if opp.startswith("past-")]
+    for opp, (rate, _) in rates.items():
+        if not opp.startswith("past-"):
+            writer.add_scalar(f"charts/win_rate/{opp}", rate, step)
+    if past:
+        games = sum(k for _, k in past)
+        writer.add_scalar("charts/win_rate/past", sum(r * k for r, k in past) / games, step)
+
+
+def log_ratings(writer: Any, step: int, league: League) -> dict[str, float]:
+    ratings = league.ratings()
+    for name, elo in ratings.items():
+        if name == "learner" or not name.startswith("past-"):
+            writer.add_scalar(f"charts/rating/{name}", elo, step)
+    return ratings
+
+
+def env_state(env: Any) -> dict[str, Any]:
+    """Return copies of the vector env's state arrays (every numpy array it holds) and RNG states."""
+    state: dict[str, Any] = {}
+    for name, value in vars(env).items():
+        if isinstance(value, np.ndarray) and value.flags.writeable:
+            state[name] = value.copy()
+        elif isinstance(value, np.random.Generator):
+            state[name] = value.bit_generator.state
+    return state
+
+
+def restore_env_state(env: Any, state: dict[str, Any]) -> None:
+    """Write state from :func:`env_state` back into the env's arrays, in place (views stay valid)."""
+    for name, value in state.items():
+        target = getattr(env, name)
+        if isinstance(target, np.random.Generator):
+            target.bit_generator.state = value
+        else:
+            np.copyto(target, value)
+
+
+def training_state(table: Table, rollout: Rollout, optimizer: Any, rng: np.random.Generator) -> dict[str, Any]:
+    """Return what ``--resume`` needs beyond the weights (see training/checkpoint.py)."""
+    open_slots = {name: getattr(rollout, name)[0].copy() for name in ("obs", "masks", "actions", "logprobs")}
+    open_slots.update({name: getattr(rollout, name)[0].copy() for name in ("values", "rewards", "dones")})
+    rngs = {
+        "python": random.getstate(),
+        "numpy": rng.bit_generator.state,
+        "torch": torch.get_rng_state(),
+        "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+    }
+    tables = {
+        "env": env_state(table.env),
+        "obs": table.obs,
+        "masks": table.masks,
+        "player": table.player,
+        "seat": table.seat,
+        "opponent": table.opponent,
+        "games": table.games,
+        "scripted": (table.scripted.policies, table.scripted.pending),
+        "rollout": (open_slots, rollout.count.copy(), rollout.open.copy()),
+    }
+    return {
+        "optimizer": optimizer.state_dict(),
+        "rng": checkpoint.pack(rngs),
+        "league": checkpoint.pack(table.league.state_dict()),
+        "table": checkpoint.pack(tables),
+    }
+
+
+def restore_training(
+    state: dict[str, Any], table: Table, rollout: Rollout, optimizer: Any, rng: Any, path: Any
+) -> None:
+    """Restore optimizer, RNG streams, league, games in progress and the carried-over decisions."""
+    optimizer.load_state_dict(state["optimizer"])
+    rngs = checkpoint.unpack(state["rng"], path)
+    random.setstate(rngs["python"])
+    rng.bit_generator.state = rngs["numpy"]
+    torch.set_rng_state(rngs["torch"])
+    if rngs["cuda"] and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(rngs["cuda"])
+    table.league.load_state_dict(checkpoint.unpack(state["league"], path))
+    tables = checkpoint.unpack(state["table"], path)
+    restore_env_state(table.env, tables["env"])
+    table.obs, table.masks, table.player = tables["obs"], tables["masks"], tables["player"]
+    table.seat, table.opponent, table.games = tables["seat"], tables["opponent"], tables["games"]
+    table.scripted.policies, table.scripted.pending = tables["scripted"]
+    open_slots, count, is_open = tables["rollout"]
+    for name, value in open_slots.items():
+        getattr(rollout, name)[0] = value
+    rollout.count[:], rollout.open[:] = count, is_open
+
+
+def save_checkpoint(path: Path, net: nn.Module, config: TrainConfig, counters: dict[str, Any], extra: Any) -> None:
+    payload = {
+        "format": checkpoint.FORMAT,
+        "format_version": checkpoint.FORMAT_VERSION,
+        "observation_version": net.observation_version,
+        "options": config.options.to_dict(),
+        "network": dict(net.hparams),
+        "model": {k: v.detach().cpu() for k, v in net.state_dict().items()},
+        "config": config.to_dict(),
+        "counters": dict(counters),
+    }
+    if extra is not None:
+        payload["training"] = extra
+    checkpoint.save(path, payload)
+
+
+# ---- the run ------------------------------------------------------------------------------------------
+def run_dir_for(config: TrainConfig) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return Path(config.run.out_dir) / f"{config.run.name}-s{config.run.seed}-{stamp}"
+
+
+def train(config: TrainConfig, resume: str | Path | None = None, run_dir: Path | None = None) -> dict[str, Any]:
+    """Run PPO self-play as configured (or continue a checkpoint); return the final counters and results."""
+    import os
+
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    # 1. setup
+    device = pick_device(config)
+    amp = use_amp(config, device)
+    torch.set_num_threads(config.run.torch_threads or os.cpu_count() or 1)
+    options = config.options
+    layout = describe_observation(options)
+    n = config.env.num_envs
+    rng = seed_everything(config.run.seed)
+    env = DomainWheelVectorEnv(
+        n,
+        options,
+        env_threads(config.run.env_threads),
+        config.run.seed,
+        score_shaping=config.env.score_shaping,
+        copy=False,
+    )
+    net = make_network(config, device)
+    optimizer = torch.optim.Adam(net.parameters(), lr=config.ppo.learning_rate, eps=1e-5)
+    league = League(config.league, n)
+    obs, masks, player = env.reset()
+    table = Table(
+        env,
+        league,
+        ScriptedSeats(env),
+        obs,
+        masks,
+        np.asarray(player, dtype=np.int64),
+        np.zeros(n, np.int64),
+        [LATEST] * n,
+        np.zeros(n, np.int64),
+    )
+    for slot in range(n):
+        table.start_game(slot, rng)
+    rollout = Rollout.allocate(config.env.num_steps, n, layout.size, layout.mask_size)
+    counters: dict[str, Any] = {"env_steps": 0, "updates": 0, "games": 0, "decisions": 0, "seconds": 0.0}
+    if resume is not None:
+        payload = checkpoint.load(resume, options)
+        if "training" not in payload:
+            raise checkpoint.CheckpointError(f"{resume}: a policy file without training state; it cannot be resumed")
+        net.load_state_dict(payload["model"])
+        restore_training(payload["training"], table, rollout, optimizer, rng, resume)
+        counters.update(payload["counters"])
+        run_dir = run_dir or Path(resume).parent
+    run_dir = run_dir or run_dir_for(config)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(to_yaml(config))
+    writer = SummaryWriter(str(run_dir), purge_step=counters["env_steps"] if resume else None)
+    writer.add_text("config", "```yaml\n" + to_yaml(config) + "```", counters["env_steps"])
+    frozen = Frozen(lambda: make_network(config, device))
+    ctx = {"device": device, "amp": amp, "rng": rng}
+    total = config.run.total_env_steps
+    deadline = time.monotonic() + config.run.max_minutes * 60 if config.run.max_minutes > 0 else float("inf")
+    bar = tqdm(
+        total=total,
+        initial=min(total, counters["env_steps"]),
+        unit="step",
+        unit_scale=True,
+        disable=not config.run.progress,
+        dynamic_ncols=True,
+    )
+    ckpt_path = run_dir / "checkpoint.pt"
+    history: list[dict[str, float]] = []  # per update of this session: env steps, learner decisions, seconds
+
+    stop = config.run.stop_after_updates or float("inf")
+    while counters["env_steps"] < total and time.monotonic() < deadline and counters["updates"] < stop:
+        started = time.perf_counter()
+        lr = config.ppo.learning_rate * (1.0 - counters["env_steps"] / total if config.ppo.anneal_lr else 1.0)
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        # 2. rollout
+        net.eval()
+        got = collect_rollout(table, rollout, net, frozen, config.env.num_steps, ctx)
+        # 3-4. advantages and update
+        rollout_seconds = time.perf_counter() - started
+        net.train()
+        stats = ppo_update(net, optimizer, rollout, config, ctx)
+        rollout.carry_over()
+        league.prune(set(table.opponent))
+        # 5. logging, snapshots, checkpoints
+        elapsed = time.perf_counter() - started
+        counters["env_steps"] += got["steps"]
+        counters["games"] += got["games"]
+        counters["decisions"] += int(stats["decisions"])
+        counters["updates"] += 1
+        counters["seconds"] += elapsed
+        history.append(
+            {"steps": got["steps"], "decisions": stats["decisions"], "seconds": elapsed, "rollout": rollout_seconds}
+        )
+        step, update = counters["env_steps"], counters["updates"]
+        log_update(writer, step, stats, league, got["steps"] / elapsed, lr)
+        if update % config.league.snapshot_every == 0:
+            league.snapshot(update, net.state_dict())
+        if update % 10 == 0:
+            log_ratings(writer, step, league)
+        rates = league.results.win_rates()
+        bar.set_postfix_str(
+            " ".join(f"{k[:4]}={r:.0%}" for k, (r, _) in sorted(rates.items()) if not k.startswith("past-"))
+        )
+        bar.update(got["steps"])
+        if update % config.run.checkpoint_every == 0:
+            save_checkpoint(ckpt_path, net, config, counters, training_state(table, rollout, optimizer, rng))
+    bar.close()
+    save_checkpoint(ckpt_path, net, config, counters, training_state(table, rollout, optimizer, rng))
+    save_checkpoint(run_dir / "policy.pt", net, config, counters, None)
+    ratings = log_ratings(writer, counters["env_steps"], league)
+
+    # 6. final evaluation: one seat against two copies of each opponent, every seating
+    net.eval()
+    results = [
+        evaluate(
+            net,
+            options,
+            opp,
+            config.eval.final_games,
+            seed=config.run.seed + 1,
+            greedy=config.eval.greedy,
+            device=device,
+            amp=amp,
+            env_threads=config.run.env_threads or 1,
+        )
+        for opp in config.eval.final_opponents
+        if config.eval.final_games > 0
+    ]
+    for r in results:
+        writer.add_scalar(f"eval/win_rate/{r.opponent}", r.rate, counters["env_steps"])
+    writer.close()
+    return {
+        "history": history,
+        "run_dir": run_dir,
+        "counters": counters,
+        "results": results,
+        "ratings": ratings,
+        "table": format_results(results),
+    }
