@@ -22,7 +22,7 @@ from dw_env.rules.territory import count_knights, distance_to_territory, score, 
 FAR = 1_000_000
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def cell_distance(G, a, b):  # type: ignore[no-untyped-def]
     """Return the hex distance between two cells (spec 1.1)."""
     cell_q, cell_r = G[2], G[3]
@@ -83,7 +83,7 @@ def _territory_bfs(G, tm_p, sources, out, queue):  # type: ignore[no-untyped-def
                 tail += 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _inner_turns(lands, land, d, radius):  # type: ignore[no-untyped-def]
     """Return the king's turns from a cell ``d`` away to the throne, walking inside ``land``.
 
@@ -138,7 +138,7 @@ def king_turns(G, lands, scalars, p, tm_p, radius, hop, mark, queue, out):  # ty
         out[land] = best
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _king_estimate(G, lands, tm_p, e, target, throne, radius, inner, y):  # type: ignore[no-untyped-def]
     cell_land = G[1]
     if y == throne:
