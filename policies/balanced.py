@@ -4,7 +4,10 @@ a ganar." (spec section 6.1).
 Each turn, in order: request the end if that wins strictly; block a rival position that would
 complete within 2 of its owner's turns (centre first, then points x urgency); otherwise pursue
 the land with the best ``points / eta`` (conquest; a liberation only when clearly cheaper),
-keeping the current target while it stays within 25 % of the best.
+keeping the current target while it stays within 25 % of the best. "Points" include a quarter
+of what the land opens up (:func:`policies.toolkit.opening_value`), so that the 1-point ring 3
+in front of its start land is seen as the way to the 3- and 6-point rings behind it. The
+centre counts only when rule 6.8 can be met and its 13 points would make Balanced the leader.
 """
 
 from __future__ import annotations

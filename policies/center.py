@@ -4,10 +4,10 @@ al centro." (spec section 6.3).
 1. **Path.** The cheapest chain of lands from its territory to ring 1 (own land 0, neutral 1,
    rival 2, a land with a seated rival king or a start land impassable), conquered in order.
 2. **Minimum.** With ring 1 reached but fewer than C points (rule 6.8b), the best extra lands
-   next to the territory, valued by points per turn.
-3. **Launch and hold.** ``2 + rival knights`` knights into the centre, the king onto its
-   throne, one more knight per intruder (rule 6.5) while holding; spare knights wait next to
-   the centre.
+   next to the territory, valued by points (and what they open up) per turn.
+3. **Launch and hold.** Once its 13 points would make it the leader: ``2 + rival knights``
+   knights into the centre, the king onto its throne, one more knight per intruder (rule 6.5)
+   while holding; a spare knight waits on a ring-1 land next to the centre.
 
 It requests the end only when that wins and the centre is more than 4 own turns away.
 """

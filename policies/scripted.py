@@ -13,7 +13,8 @@ Every turn a scripted AI:
    (:meth:`ScriptedPolicy.prepare`), and passes otherwise (rule 3.2b).
 
 A plan that makes no progress within its budget is dropped and its land avoided for a while,
-so a blocked AI never loops on one land until truncation.
+and an AI that has only passed for a few turns frees the knights it keeps as guards or
+blockers, so a blocked AI never loops or waits until truncation (A57).
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ class ScriptedPolicy(Policy):
     ban_turns = 12
     #: relative noise on plan values, drawn from the seeded generator (variety between games)
     jitter = 0.03
+    #: weight of what a land opens up (:func:`toolkit.opening_value`) next to its own points
+    opening_weight = 0.5
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed)
@@ -316,9 +319,6 @@ class ScriptedPolicy(Policy):
         if missing[target] <= 0:
             return None
         return tk.knight_into(sit, target, allowed) or tk.knight_toward(sit, target, allowed)
-
-    #: weight of what a land opens up (:func:`toolkit.opening_value`) next to its own points
-    opening_weight = 0.5
 
     def conquest_values(self, sit: tk.Situation, eta: F64) -> F64:
         """Return per-land values of conquering: ``(points + w * opening) / eta`` (higher is better)."""

@@ -169,6 +169,16 @@ class Situation:
 
 
 # ---- conditions and costs -------------------------------------------------------------------
+def need(sit: Situation, p: int, land: int) -> int:
+    """Return need(p, land) (rule 6.2): N + 1, +1 if owned, + every other player's knights, +1 for the centre."""
+    return int(sit.need[p, land])
+
+
+def liberation_need(sit: Situation, p: int, land: int) -> int:
+    """Return the knights p needs to liberate ``land`` (rule 7.1): N + 3 + every other player's knights."""
+    return int(sit.libneed[p, land])
+
+
 def conquest_holds(sit: Situation, p: int, land: int, starting: bool) -> bool:
     """Return CQ(p, land) (rules 6.1, 6.2, 6.8) by the engine's own kernel on the analysed state."""
     game = sit.game

@@ -150,7 +150,7 @@ def test_need_and_liberation_need_are_the_engines_thresholds() -> None:
                     scalars = g.scalars.copy()
                     scalars[lay.KING_CELL + p] = sit.throne[land]
                     counts = sit.counts.copy()
-                    need = int(sit.need[p, land])
+                    need = tk.need(sit, p, land)
                     assert need == sit.distance_factor(p, land) + 1 + (sit.owner[land] >= 0) + int(
                         counts.sum(axis=0)[land] - counts[p, land]
                     ) + (land == sit.centre)
@@ -161,7 +161,7 @@ def test_need_and_liberation_need_are_the_engines_thresholds() -> None:
                     checked += 1
                 if sit.owner[land] >= 0 and not sit.kings_in(land):
                     counts = sit.counts.copy()
-                    counts[p, land] = int(sit.libneed[p, land]) - 1
+                    counts[p, land] = tk.liberation_need(sit, p, land) - 1
                     assert not liberation_holds(G, g.lands, g.scalars, counts, dist, p, land)
                     counts[p, land] += 1
                     assert liberation_holds(G, g.lands, g.scalars, counts, dist, p, land)
