@@ -8,7 +8,9 @@ by how much it helps: the king walks to the target's throne and stays there,
 knights gather in the king's land or in a rival land to liberate, some knights
 barge into lands where a rival is holding a position, and end requests are taken
 with a per-game probability. Every choice uses one ``random.Random(seed)``, so a
-game is a pure function of (options, seed).
+game is a pure function of (options, seed). The golden numbers in
+``test_properties.py`` (perft positions, the golden transcript) depend on this
+player: changing its heuristics means regenerating them, and says so in the diff.
 """
 
 from __future__ import annotations
@@ -33,8 +35,11 @@ from dw_env.rules.turn import end_request_legal
 class BiasedPlayer:
     """Chooses moves at random, weighted towards the rules' events (see the module docstring).
 
-    It enumerates moves with the compiled kernels directly (one call per piece), which
-    keeps thousands of property-test games fast.
+    It enumerates moves with the compiled kernels directly (one call per piece) and
+    weighs them in one compiled loop (:func:`_move_weights`), which keeps thousands of
+    property-test games fast. Knobs: ``end_prob`` (take a legal end request),
+    ``block`` (bonus for knights that break a rival's position), ``explore`` (uniform
+    move), ``raid`` and ``centre`` (chance that a seat liberates first / aims at the centre).
     """
 
     def __init__(

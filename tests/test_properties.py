@@ -5,8 +5,11 @@ conquests, liberations, exiles, countdowns and end requests; the coverage test
 fails if it stops reaching any of them. After every action the invariants of the
 rules hold (rules 1.1, 2.2, 2.3, 3.1, 4.1, 4.3, 5.2, 6.7, 8.3, 9.2; A57), sampled
 positions survive a JSON round trip unchanged, and every finished game's record
-replays to the identical arrays. Perft-style counts and one golden transcript
-pin move generation down, so any change to it shows up here.
+replays to the identical arrays. Every twelfth game is also played on a slow
+plain-Python model of the spec (``tests/reference.py``): the legal actions, with
+their move kinds, and the whole state after each action must match. Perft-style
+counts and one golden transcript pin move generation down, so any change to it
+shows up here.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 from conftest import BiasedPlayer, Events, play_biased_game
+from reference import Model, legal_move_differences
 
 from dw_env import position
 from dw_env.engine import Game, Move
@@ -39,6 +43,7 @@ OPTION_SETS: dict[str, tuple[GameOptions, int]] = {
     "standard": (GameOptions(max_rounds=15), 20),
 }
 ROUND_TRIP_EVERY = 15  # actions between JSON round-trip checks
+MODEL_EVERY = 12  # every 12th game is also played on the plain-Python spec model (tests/reference.py)
 PLAYERS = np.arange(3)
 KING_CODES = np.array([lay.piece_code(p, lay.KING) for p in range(3)])
 
@@ -151,6 +156,8 @@ class FuzzReport:
     round_trip_failures: list[str] = field(default_factory=list)
     replays: int = 0
     replay_failures: list[str] = field(default_factory=list)
+    model_checks: int = 0
+    model_failures: list[str] = field(default_factory=list)
     games: int = 0
 
 
@@ -162,11 +169,23 @@ def run_fuzz(option_sets: dict[str, tuple[GameOptions, int]]) -> FuzzReport:
         for game_index in range(count):
             seed, player = _player(set_index, game_index)
             tag = f"{name} seed {seed}"
+            with_model = game_index % MODEL_EVERY == 0
 
-            def hook(before: Game, move: Move, after: Game, ev: Events, tag: str = tag) -> None:
+            def hook(
+                before: Game, move: Move, after: Game, ev: Events, tag: str = tag, with_model: bool = with_model
+            ) -> None:
+                ply = f"{tag} ply {after.scalars[lay.PLY]} {format_move(after.geometry, move)}"
                 for problem in invariant_violations(before, move, after):
                     if len(report.violations) < 50:
-                        report.violations.append(f"{tag} ply {after.scalars[lay.PLY]} {move}: {problem}")
+                        report.violations.append(f"{ply}: {problem}")
+                if with_model:  # the spec model must agree on the legal actions and on the next state
+                    report.model_checks += 1
+                    model = Model(before)
+                    problems = legal_move_differences(before, model)
+                    model.play(move)
+                    problems += model.differences(after)
+                    if problems and len(report.model_failures) < 20:
+                        report.model_failures.append(f"{ply}: " + "; ".join(problems[:8]))
                 if int(after.scalars[lay.PLY]) % ROUND_TRIP_EVERY == 0 or after.over:
                     report.round_trips += 1
                     failure = _round_trip_failure(after)
@@ -200,6 +219,13 @@ def fuzz() -> FuzzReport:
 def test_invariants_hold_after_every_action(fuzz: FuzzReport) -> None:
     assert fuzz.games >= 2000
     assert not fuzz.violations, "\n".join(fuzz.violations[:20])
+
+
+def test_engine_agrees_with_the_spec_model(fuzz: FuzzReport) -> None:
+    """Differential test: legal actions with their move kinds (rule 4, 5.1) and the state after every action
+    (rules 3.3, 5.2-5.3, 6-9) match a plain-Python model written from the spec (tests/reference.py)."""
+    assert fuzz.model_checks > 10_000
+    assert not fuzz.model_failures, "\n".join(fuzz.model_failures)
 
 
 def test_every_game_ends(fuzz: FuzzReport) -> None:
