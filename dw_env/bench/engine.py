@@ -64,7 +64,7 @@ def engine_us_per_decision(options: GameOptions, seconds: float, seed: int = 0) 
 
 
 @njit(cache=True, nogil=True)
-def _compiled_playout(G, board0, lands0, scalars0, decisions, seed, W, mask, kinds, dlist):  # type: ignore[no-untyped-def]
+def _compiled_playout(G, board0, lands0, scalars0, decisions, seed, W, mask, kinds, dlist):
     """Play ``decisions`` random legal decisions, restarting finished games; return the games finished."""
     np.random.seed(seed)
     board, lands, scalars = board0.copy(), lands0.copy(), scalars0.copy()
