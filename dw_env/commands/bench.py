@@ -9,6 +9,7 @@ from typing import Any
 #: benchmark name -> module with ``run(seconds) -> dict``
 BENCHMARKS: dict[str, str] = {
     "engine": "dw_env.bench.engine",
+    "env": "dw_env.bench.env",
     "ai": "dw_env.bench.ai",
     "train": "dw_env.bench.train",
 }

@@ -1,0 +1,156 @@
+"""``dw bench env``: the RL environments' speed, against PettingZoo's go_v5 19x19 in the same run.
+
+AEC: µs per ``env.step`` driven as a user drives it, through the public API of
+``domain_wheel_v0.env()`` (PettingZoo's wrapper chain included): ``env.last()`` (observation
+and mask), a uniformly random legal action from the mask, ``env.step``; finished games are
+reset. PettingZoo's ``go_v5`` 19x19 (the ``bench`` extra) is driven by the same loop. The
+envs take turns in short slices and the median slice counts, which keeps the ratio fair on
+a busy machine; times are the driving thread's CPU time (wall time is printed too).
+
+Vector env: steps per second of ``DomainWheelVectorEnv`` at N = 64 and 256 games on 1 and 2
+threads, with random legal actions (``sample_actions``), reported per wall second and per
+CPU second (that is, per core). Also: bytes per observation (observation plus mask, int8).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numba
+import numpy as np
+
+from dw_env.envs.observation import describe_observation
+from dw_env.options import GameOptions
+
+MAPS: dict[str, GameOptions] = {
+    "standard (n=2, R=4)": GameOptions(),
+    "smallest (n=1, R=2)": GameOptions(land_radius=1, map_radius=2),
+}
+VECTOR_SIZES = (64, 256)
+GO = "PettingZoo go_v5 19x19"
+SLICES = 5
+
+
+class _AecDriver:
+    """Plays random legal actions from the mask through an AEC env, resetting finished games."""
+
+    def __init__(self, env: Any, seed: int) -> None:
+        self.env = env
+        self.rng = np.random.default_rng(seed)
+        env.reset(seed=seed)
+
+    def run(self, seconds: float) -> tuple[float, float, int]:
+        """Play for about ``seconds`` of CPU time; return (CPU s, wall s, steps)."""
+        env, rng = self.env, self.rng
+        steps = 0
+        cpu0, wall0 = time.thread_time(), time.perf_counter()
+        while True:
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.reset()
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                env.step(int(legal[rng.integers(len(legal))]))
+                steps += 1
+                if steps % 64 == 0 and time.thread_time() - cpu0 > seconds:
+                    break
+        return time.thread_time() - cpu0, time.perf_counter() - wall0, steps
+
+
+def _go_env() -> Any | None:
+    try:
+        from pettingzoo.classic import go_v5
+    except ImportError:
+        return None
+    return go_v5.env(board_size=19)
+
+
+def aec_us_per_step(makers: dict[str, Callable[[], Any]], seconds: float, seed: int = 0) -> dict[str, dict[str, float]]:
+    """Return {name: {"cpu_us", "wall_us", "steps"}} per AEC step, measured in interleaved slices."""
+    drivers = {name: _AecDriver(make(), seed) for name, make in makers.items()}
+    for driver in drivers.values():
+        driver.run(0.05)  # compile and warm up outside the measurement
+    slices: dict[str, list[tuple[float, float, int]]] = {name: [] for name in drivers}
+    for _ in range(SLICES):
+        for name, driver in drivers.items():
+            slices[name].append(driver.run(seconds / SLICES))
+    out = {}
+    for name, runs in slices.items():
+        cpu = float(np.median([c / n * 1e6 for c, _, n in runs]))
+        wall = float(np.median([w / n * 1e6 for _, w, n in runs]))
+        out[name] = {"cpu_us": cpu, "wall_us": wall, "steps": float(sum(n for *_, n in runs))}
+    return out
+
+
+def vector_steps_per_second(options: GameOptions, num_envs: int, threads: int, seconds: float) -> dict[str, float]:
+    """Return steps/s of the vector env per wall second and per CPU second (random legal actions)."""
+    from dw_env.envs.vector import DomainWheelVectorEnv
+
+    venv = DomainWheelVectorEnv(num_envs, options=options, num_threads=threads, seed=0)
+    venv.reset()
+    for _ in range(5):
+        venv.step(venv.sample_actions())
+    calls = 0
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    while time.perf_counter() - wall0 < seconds or calls < 3:
+        venv.step(venv.sample_actions())
+        calls += 1
+    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    steps = calls * num_envs
+    return {"steps_per_s": steps / wall, "steps_per_cpu_s": steps / cpu, "steps": float(steps)}
+
+
+def run(seconds: float = 5.0) -> dict[str, Any]:
+    """Run the benchmark, print a table and return the numbers."""
+    from dw_env import domain_wheel_v0
+
+    results: dict[str, Any] = {}
+    makers: dict[str, Callable[[], Any]] = {
+        label: (lambda o=o: domain_wheel_v0.env(**o.to_dict())) for label, o in MAPS.items()
+    }
+    if _go_env() is not None:
+        makers = {GO: _go_env, **makers}
+    aec = aec_us_per_step(makers, seconds * len(makers))
+    go = aec.get(GO)
+    results["aec"] = aec
+    print("dw bench env: AEC env through env() (wrappers included), random legal actions from the mask")
+    print("  µs per step, CPU time of the driving thread (median of interleaved slices); wall time in brackets")
+    if go is None:
+        print("  PettingZoo go_v5 not available (pip install -e '.[bench]'): no reference")
+    for name, r in aec.items():
+        if go is None or name == GO:
+            suffix = "" if go is None else "   (reference)"
+        else:
+            suffix = f"   ratio {r['cpu_us'] / go['cpu_us']:.3f}x go_v5"
+        print(f"  {name:<26} {r['cpu_us']:8.1f} µs/step  [{r['wall_us']:7.1f} wall]{suffix}")
+    if go:
+        results["aec_ratio_vs_go"] = {name: r["cpu_us"] / go["cpu_us"] for name, r in aec.items() if name != GO}
+
+    standard = MAPS["standard (n=2, R=4)"]
+    max_threads = numba.config.NUMBA_NUM_THREADS
+    print(f"vector env, standard map, random legal actions ({max_threads} numba threads available)")
+    vector: dict[str, dict[str, float]] = {}
+    for n in VECTOR_SIZES:
+        for threads in (1, 2):
+            if threads > max_threads:
+                continue
+            r = vector_steps_per_second(standard, n, threads, seconds / 2)
+            vector[f"N={n}, threads={threads}"] = r
+            print(
+                f"  N={n:<4} threads={threads}   {r['steps_per_s']:10,.0f} steps/s   "
+                f"{r['steps_per_cpu_s']:10,.0f} steps per CPU second (per core)"
+            )
+    results["vector"] = vector
+
+    print("bytes per observation (int8 observation + action mask)")
+    sizes = {}
+    for label, options in MAPS.items():
+        layout = describe_observation(options)
+        sizes[label] = layout.bytes_per_observation
+        print(
+            f"  {label:<26} {layout.bytes_per_observation:8,d} bytes  (D = {layout.size:,}, mask {layout.mask_size:,})"
+        )
+    results["bytes_per_observation"] = sizes
+    return results
