@@ -64,7 +64,7 @@ def engine_us_per_decision(options: GameOptions, seconds: float, seed: int = 0) 
 
 
 @njit(cache=True, nogil=True)
-def _compiled_playout(G, board0, lands0, scalars0, decisions, seed, W, mask, kinds, dlist):
+def _compiled_playout(G, board0, lands0, scalars0, decisions, seed, W, mask, kinds, dlist):  # type: ignore[no-untyped-def]
     """Play ``decisions`` random legal decisions, restarting finished games; return the games finished."""
     np.random.seed(seed)
     board, lands, scalars = board0.copy(), lands0.copy(), scalars0.copy()
@@ -110,7 +110,7 @@ def compiled_us_per_decision(options: GameOptions, seconds: float, seed: int = 0
 def go_us_per_step(seconds: float, seed: int = 0) -> float | None:
     """Return OpenSpiel go 19x19's µs per step (legal actions + observation tensor), or None if absent."""
     try:
-        import pyspiel  # type: ignore[import-not-found]
+        import pyspiel
     except ImportError:
         return None
     rng = random.Random(seed)
