@@ -150,7 +150,7 @@ def render_image(
             points = str(int(g.land_points[land]))
             _text(draw, (px[t], py[t]), points, label if len(points) == 1 else round(label * 0.8), TEXT, bold=True)
 
-    for c in np.flatnonzero(game.board):  # pieces
+    for c in (int(x) for x in np.flatnonzero(game.board)):  # pieces
         v = int(game.board[c]) - 1
         player, kind = v // 2, v % 2
         colour = PLAYER_COLOURS[player]
@@ -164,10 +164,11 @@ def render_image(
             draw.ellipse((px[c] - r, py[c] - r, px[c] + r, py[c] + r), fill=colour, outline=dark, width=border_w)
             draw.ellipse((px[c] - r * 0.3, py[c] - r * 0.3, px[c] + r * 0.3, py[c] + r * 0.3), fill=(255, 255, 255))
         if g.is_throne[c] and g.land_points[g.cell_land[c]]:  # a piece hides the throne's points: show a badge
-            bx, by = px[c] + s * 0.85, py[c] - s * 0.85
-            br = s * 0.45
+            bx, by = px[c] + s * 0.9, py[c] - s * 0.9
+            br = s * 0.55
+            points = str(int(g.land_points[g.cell_land[c]]))
             draw.ellipse((bx - br, by - br, bx + br, by + br), fill=(255, 255, 255), outline=THRONE, width=2)
-            _text(draw, (bx, by), str(int(g.land_points[g.cell_land[c]])), round(label * 0.7), THRONE, bold=True)
+            _text(draw, (bx, by), points, _fit(draw, points, round(label * 0.75), br * 1.6), TEXT, bold=True)
 
     if 0 <= selected < g.num_cells:
         r = s * 1.0

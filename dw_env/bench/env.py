@@ -107,9 +107,11 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
     from dw_env import domain_wheel_v0
 
     results: dict[str, Any] = {}
-    makers: dict[str, Callable[[], Any]] = {
-        label: (lambda o=o: domain_wheel_v0.env(**o.to_dict())) for label, o in MAPS.items()
-    }
+
+    def maker(options: GameOptions) -> Callable[[], Any]:
+        return lambda: domain_wheel_v0.env(**options.to_dict())
+
+    makers = {label: maker(options) for label, options in MAPS.items()}
     if _go_env() is not None:
         makers = {GO: _go_env, **makers}
     aec = aec_us_per_step(makers, seconds * len(makers))
@@ -129,7 +131,7 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
         results["aec_ratio_vs_go"] = {name: r["cpu_us"] / go["cpu_us"] for name, r in aec.items() if name != GO}
 
     standard = MAPS["standard (n=2, R=4)"]
-    max_threads = numba.config.NUMBA_NUM_THREADS
+    max_threads = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
     print(f"vector env, standard map, random legal actions ({max_threads} numba threads available)")
     vector: dict[str, dict[str, float]] = {}
     for n in VECTOR_SIZES:

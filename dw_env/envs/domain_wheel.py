@@ -45,7 +45,7 @@ def _as_action(action: Any, num_actions: int) -> int:
     return int(action)
 
 
-class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming convention
     """Domain Wheel as a PettingZoo AEC environment, without wrappers (illegal actions raise).
 
     Keyword arguments: every :class:`dw_env.options.GameOptions` field, plus
@@ -53,7 +53,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     ``render_width`` (pixels of the ``rgb_array`` image, default 1000).
     """
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "render_modes": ["human", "ansi", "rgb_array"],
         "name": ENV_NAME,
         "is_parallelizable": False,
@@ -196,7 +196,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[int(self._scalars[lay.TURN])]
         self._encode_current()
 
@@ -243,7 +243,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         if status < 0:  # the mask said legal but the engine refused: a bug, never the user's fault
             raise RuntimeError(f"engine refused masked-legal action {a} with code {status}")
         self._viewer = turn = int(self._scalars[lay.TURN])
-        if status == SELECTED and not self.score_shaping:
+        if status == SELECTED:  # choosing a piece changes nothing and earns nothing
             self._clear_rewards()
         else:
             r = self._reward_buf.tolist()

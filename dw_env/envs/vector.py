@@ -185,7 +185,8 @@ class DomainWheelVectorEnv:
         copy: bool = True,
     ) -> None:
         self.num_envs = n = _positive_int("num_envs", num_envs)
-        self.num_threads = _positive_int("num_threads", num_threads, numba.config.NUMBA_NUM_THREADS)
+        max_threads = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+        self.num_threads = _positive_int("num_threads", num_threads, max_threads)
         if not isinstance(score_shaping, bool):
             raise ValueError(f"score_shaping must be true or false, got {score_shaping!r}")
         self.options = _options(options)
