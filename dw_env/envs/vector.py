@@ -26,6 +26,10 @@ Outputs of ``reset`` / ``step``:
 
 With ``copy=True`` (default) every returned array is fresh; ``copy=False`` returns the env's
 own buffers, valid until the next call (faster when the caller copies into a rollout buffer).
+
+The first use on a fresh checkout compiles the batched kernels (about 20 s of CPU); numba
+caches them in ``__pycache__`` for later runs. Threads run with ``OMP_WAIT_POLICY=PASSIVE``
+unless the user set it, because spinning OpenMP workers starve the games on a busy machine.
 """
 
 from __future__ import annotations
