@@ -59,7 +59,7 @@ class SingleSeatEnv(gymnasium.Env[NDArray[np.int8], int]):
         self.opponents = self._seat_policies(opponents)
         layout = self.env.observation_layout
         self.observation_space = spaces.Box(low=0, high=OBS_HIGH, shape=(layout.size,), dtype=np.int8)
-        self.action_space = spaces.Discrete(layout.mask_size)
+        self.action_space = spaces.Discrete(layout.mask_size)  # type: ignore[assignment]
 
     def _seat_policies(self, opponents: Any) -> dict[int, Any]:
         others = [(self.seat + k) % NUM_PLAYERS for k in (1, 2)]
