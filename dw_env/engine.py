@@ -19,7 +19,7 @@ from dw_env.geometry import Geometry, build_geometry
 from dw_env.info import COUNTDOWN_TURNS, LIBERATION_TURNS, NUM_PLAYERS, PLAYER_NAMES
 from dw_env.options import GameOptions
 from dw_env.rules import layout as lay
-from dw_env.rules.moves import movable_pieces, piece_destinations
+from dw_env.rules.moves import movable_piece_list, movable_pieces, piece_destinations
 from dw_env.rules.territory import score as _score
 from dw_env.rules.territory import territory as _territory
 from dw_env.rules.turn import apply_action, end_request_legal
@@ -147,6 +147,8 @@ class Game:
         self._work = new_workspace(self.geometry)
         self._kinds = np.zeros(self.geometry.num_cells, dtype=np.int8)
         self._dlist = np.zeros(self.geometry.num_cells, dtype=np.int32)
+        self._mask = np.zeros(self.geometry.num_cells, dtype=np.int8)
+        self._movable = np.zeros(self.geometry.num_cells, dtype=np.int32)
 
     @classmethod
     def new(cls, options: GameOptions | None = None, **kwargs: object) -> Game:
@@ -228,11 +230,7 @@ class Game:
     # ---- legal actions -------------------------------------------------------------------
     def movable_pieces(self) -> list[int]:
         """Return the cells of the acting player's pieces that have at least one legal move."""
-        if self.over:
-            return []
-        out = np.zeros(self.geometry.num_cells, dtype=np.int8)
-        movable_pieces(self._tables, self.board, self.lands, self.scalars, self._work, out)
-        return [int(c) for c in np.flatnonzero(out)]
+        return [int(c) for c in self.movable_cells()]
 
     def movable_mask(self, out: NDArray[np.int8] | None = None) -> NDArray[np.int8]:
         """Return an int8 mask over cells of the acting player's movable pieces (no Python lists)."""
@@ -243,6 +241,14 @@ class Game:
         else:
             movable_pieces(self._tables, self.board, self.lands, self.scalars, self._work, out)
         return out
+
+    def movable_cells(self) -> NDArray[np.int32]:
+        """Return the cells of the acting player's movable pieces as an array, valid until the next call."""
+        if self.over:
+            return self._movable[:0]
+        tables, work = self._tables, self._work
+        n = movable_piece_list(tables, self.board, self.lands, self.scalars, work, self._mask, self._movable)
+        return self._movable[:n]
 
     def destination_cells(self, cell: int) -> tuple[NDArray[np.int32], NDArray[np.int8]]:
         """Return (destination cells, kind flags per cell) of a piece as arrays, valid until the next call."""
@@ -293,18 +299,15 @@ class Game:
         Raises :class:`IllegalActionError` naming the problem; the game is then unchanged.
         """
         src, dst = int(move[0]), int(move[1])
-        if src >= 0:
-            self._check_cell(src, "source cell")
-            self._check_cell(dst, "destination cell")
-        elif src not in (lay.PASS, lay.END_REQUEST_ACTION):
+        if src < 0 and src not in (lay.PASS, lay.END_REQUEST_ACTION):
             raise IllegalActionError(
                 f"unknown action source {src}; allowed: a cell index 0..{self.geometry.num_cells - 1}, "
                 f"{lay.PASS} (pass) or {lay.END_REQUEST_ACTION} (end request)"
             )
-        code = apply_action(self._tables, self.board, self.lands, self.scalars, src, dst, self._work)
-        if code < 0:
+        code: int = apply_action(self._tables, self.board, self.lands, self.scalars, src, dst, self._work)
+        if code < 0:  # the kernel changed nothing; say why
             raise IllegalActionError(self._explain(code, src, dst))
-        return int(code)
+        return code
 
     def pass_turn(self) -> None:
         """Pass (rule 3.2b): the end of turn still runs."""
@@ -321,6 +324,9 @@ class Game:
 
     def _explain(self, code: int, src: int, dst: int) -> str:
         name = PLAYER_NAMES[self.turn]
+        if code == lay.ERR_BAD_CELL:
+            for cell, what in ((src, "source cell"), (dst, "destination cell")):
+                self._check_cell(cell, what)
         if code == lay.ERR_NOT_YOUR_PIECE:
             return f"cell {self.geometry.cell_coord(src)} holds no piece of {name}, the player to act"
         if code == lay.ERR_ILLEGAL_DESTINATION:

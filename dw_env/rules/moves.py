@@ -235,7 +235,7 @@ def movable_pieces(G, board, lands, scalars, W, out):  # type: ignore[no-untyped
     knight = 2 + 2 * p
     out[:] = 0
     total = 0
-    quick = params[2] == 1  # with rule 4.11 off a free non-throne neighbour proves a knight can move
+    quick = params[2] == 1  # with rule 4.11 off, one legal step proves a piece can move
     for c in range(board.shape[0]):
         v = board[c]
         if v == knight:
@@ -249,10 +249,31 @@ def movable_pieces(G, board, lands, scalars, W, out):  # type: ignore[no-untyped
             if not movable:
                 movable = knight_destinations(G, board, lands, scalars, p, c, W, kinds, dlist) > 0
         elif v == knight - 1:
-            movable = king_destinations(G, board, lands, scalars, p, c, W, kinds, dlist) > 0
+            movable = False
+            locked = scalars[CD_LEFT] > 0 and scalars[CD_HOLDER] == p
+            if quick and not locked:  # a step the exile law allows proves the king can move
+                for d in range(6):
+                    y = nbr[c, d]
+                    if y >= 0 and board[y] == 0 and king_entry_allowed(G, lands, scalars, p, c, y):
+                        movable = True
+                        break
+            if not movable:
+                movable = king_destinations(G, board, lands, scalars, p, c, W, kinds, dlist) > 0
         else:
             continue
         if movable:
             out[c] = 1
             total += 1
+    return total
+
+
+@njit(cache=True, nogil=True)
+def movable_piece_list(G, board, lands, scalars, W, out, cells):  # type: ignore[no-untyped-def]
+    """Like :func:`movable_pieces`, also listing the movable cells in ``cells``; return their count."""
+    total = movable_pieces(G, board, lands, scalars, W, out)
+    n = 0
+    for c in range(out.shape[0]):
+        if out[c]:
+            cells[n] = c
+            n += 1
     return total
