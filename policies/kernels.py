@@ -16,19 +16,10 @@ from numba import njit
 
 from dw_env.rules.layout import KING_CELL, NO_OWNER, OWNER, SWAP
 from dw_env.rules.moves import piece_destinations
-from dw_env.rules.territory import count_knights, distance_to_territory, score, territory
+from dw_env.rules.territory import cell_distance, count_knights, distance_to_territory, score, territory
 
 #: an estimate meaning "not reachable by this route"
 FAR = 1_000_000
-
-
-@njit(cache=True, nogil=True)
-def cell_distance(G, a, b):  # type: ignore[no-untyped-def]
-    """Return the hex distance between two cells (spec 1.1)."""
-    cell_q, cell_r = G[2], G[3]
-    dq = cell_q[a] - cell_q[b]
-    dr = cell_r[a] - cell_r[b]
-    return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
 
 
 @njit(cache=True, nogil=True)

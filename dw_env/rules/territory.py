@@ -12,6 +12,15 @@ from dw_env.rules.layout import KING_CELL, NO_OWNER, OWNER
 
 
 @njit(cache=True, nogil=True)
+def cell_distance(G, a, b):  # type: ignore[no-untyped-def]
+    """Return the hex distance between cells ``a`` and ``b`` (spec 1.1)."""
+    cell_q, cell_r = G[2], G[3]
+    dq = cell_q[a] - cell_q[b]
+    dr = cell_r[a] - cell_r[b]
+    return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+
+@njit(cache=True, nogil=True)
 def territory(G, lands, p, tmask, queue):  # type: ignore[no-untyped-def]
     """Mark T(p) in ``tmask`` (R-0.6): owned lands connected to p's start land."""
     land_nbr = G[7]

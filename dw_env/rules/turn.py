@@ -38,6 +38,7 @@ from dw_env.rules.layout import (
 )
 from dw_env.rules.moves import piece_destinations
 from dw_env.rules.territory import (
+    cell_distance,
     conquest_holds,
     count_knights,
     distance_to_territory,
@@ -46,14 +47,6 @@ from dw_env.rules.territory import (
     score,
     territory,
 )
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _dist(G, a, b):  # type: ignore[no-untyped-def]
-    cell_q, cell_r = G[2], G[3]
-    dq = cell_q[a] - cell_q[b]
-    dr = cell_r[a] - cell_r[b]
-    return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
 
 
 @njit(cache=True, nogil=True)
@@ -96,9 +89,9 @@ def place_exiled_king(G, board, lands, scalars, q, expelled_from, W):  # type: i
                 continue
             if relaxed == 0 and king_in_land(G, scalars, land, q):
                 continue
-            k0 = _dist(G, x, y)
+            k0 = cell_distance(G, x, y)
             k1 = 0 if tmask[land] == 1 else 1
-            k2 = _dist(G, y, home)
+            k2 = cell_distance(G, y, home)
             k3 = cell_r[y]
             k4 = cell_q[y]
             if best < 0 or (k0, k1, k2, k3, k4) < (bk0, bk1, bk2, bk3, bk4):
@@ -140,22 +133,18 @@ def place_new_knight(G, board, p, land):  # type: ignore[no-untyped-def]
     home = land_throne[start_lands[p]]
     best = -1
     bk0 = bk1 = bk2 = bk3 = 0
-    for i in range(land_cells.shape[1]):
-        y = land_cells[land, i]
-        if board[y] != 0 or is_throne[y] == 1:
-            continue
-        key = (_dist(G, y, throne), _dist(G, y, home), cell_r[y], cell_q[y])
-        if best < 0 or key < (bk0, bk1, bk2, bk3):
-            best = y
-            bk0, bk1, bk2, bk3 = key
-    if best < 0:
-        for y in range(board.shape[0]):
+    for scope in range(2):  # the land's own cells first, then the whole map (A38)
+        size = land_cells.shape[1] if scope == 0 else board.shape[0]
+        for i in range(size):
+            y = land_cells[land, i] if scope == 0 else i
             if board[y] != 0 or is_throne[y] == 1:
                 continue
-            key = (_dist(G, y, throne), _dist(G, y, home), cell_r[y], cell_q[y])
+            key = (cell_distance(G, y, throne), cell_distance(G, y, home), cell_r[y], cell_q[y])
             if best < 0 or key < (bk0, bk1, bk2, bk3):
                 best = y
                 bk0, bk1, bk2, bk3 = key
+        if best >= 0:
+            break
     if best >= 0:
         board[best] = 2 + 2 * p
     return best
