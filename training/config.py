@@ -6,10 +6,11 @@ the default run (``configs/small.yaml``: the small map on a CPU)::
     run:     name, seed, out_dir, total_env_steps, max_minutes, device, amp, torch_threads, env_threads,
              checkpoint_every, stop_after_updates, progress
     game:    the game options (dw_env.options.GameOptions): land_radius, map_radius, ...
-    env:     num_envs, num_steps, score_shaping
+    env:     num_envs, num_steps, score_shaping, conquest_shaping
     ppo:     learning_rate, anneal_lr, gamma, gae_lambda, num_minibatches, update_epochs, ...
     network: channels, cell_layers, land_layers, head_hidden
     league:  snapshot_every, keep, weights (opponent kind -> sampling weight), rating_window
+    imitation: teacher, decisions, epochs, learning_rate, batch_size (optional warm start by cloning an AI)
     eval:    final_games, final_opponents, greedy
 
 Validation is strict (pgx's ``extra="forbid"``): an unknown section or key is an error that names it and
@@ -51,8 +52,9 @@ class RunConfig:
     seed: int = _opt(1, 0, 2**31 - 1)
     out_dir: str = "runs"
     #: stop after this many environment steps (decisions of every seat, both phases) ...
-    total_env_steps: int = _opt(3_000_000, 1)
-    #: ... or after this many minutes of wall-clock time, whichever comes first (0: no time limit)
+    total_env_steps: int = _opt(5_000_000, 1)
+    #: ... or after this many minutes of wall-clock time (warm start included), whichever comes first
+    #: (0: no time limit); the learning rate anneals with the steps, so this limit is the safety net
     max_minutes: float = _opt(12.0, 0.0)
     device: str = _opt("auto", choices=("auto", "cpu", "cuda"))
     #: bf16 autocast on CUDA ("auto": on when the device is CUDA; CPUs gain nothing from it here)
@@ -75,23 +77,27 @@ class EnvConfig:
     num_steps: int = _opt(96, 4, 4096)
     #: add the change of (own score - rivals' mean) / total points to every action's reward (zero-sum; it
     #: telescopes to the final score difference over a game); the terminal win/loss reward stays
-    score_shaping: bool = False
+    score_shaping: bool = True
+    #: potential-based shaping (Ng et al. 1999) from the learner's running conquests: the potential is
+    #: this weight x sum over lands of points x hold counter / K (rule 6.4) / total points; it guides the
+    #: first conquests without changing which policies are optimal (0: off)
+    conquest_shaping: float = _opt(1.0, 0.0, 100.0)
 
 
 @dataclass
 class PPOConfig:
     """PPO's hyperparameters (names as in CleanRL's ppo.py)."""
 
-    learning_rate: float = _opt(5e-4, 0.0, 1.0)
+    learning_rate: float = _opt(3e-4, 0.0, 1.0)
     anneal_lr: bool = True
     gamma: float = _opt(0.995, 0.0, 1.0)
     gae_lambda: float = _opt(0.95, 0.0, 1.0)
-    num_minibatches: int = _opt(4, 1, 4096)
-    update_epochs: int = _opt(3, 1, 100)
+    num_minibatches: int = _opt(8, 1, 4096)
+    update_epochs: int = _opt(2, 1, 100)
     norm_adv: bool = True
     clip_coef: float = _opt(0.2, 0.0, 10.0)
     clip_vloss: bool = False
-    ent_coef: float = _opt(0.01, 0.0, 10.0)
+    ent_coef: float = _opt(0.005, 0.0, 10.0)
     vf_coef: float = _opt(0.5, 0.0, 100.0)
     max_grad_norm: float = _opt(0.5, 0.0, 1000.0)
     #: stop the epochs of an update early when the approximate KL exceeds this (0: never)
@@ -102,8 +108,8 @@ class PPOConfig:
 class NetworkConfig:
     """The hex network's size (see training/network.py); the weights do not depend on the map size."""
 
-    channels: int = _opt(24, 4, 1024)
-    cell_layers: int = _opt(2, 0, 64)  # hex convolutions over the cells
+    channels: int = _opt(16, 4, 1024)
+    cell_layers: int = _opt(1, 0, 64)  # hex convolutions over the cells
     land_layers: int = _opt(3, 0, 64)  # rounds of message passing between lands
     head_hidden: int = _opt(64, 8, 4096)
 
@@ -121,6 +127,17 @@ class LeagueConfig:
     weights: dict = _opt({"latest": 0.4, "past": 0.3, "random": 0.1, "balanced": 0.2})
     #: win rates and the rating use the last this many games against each opponent
     rating_window: int = _opt(400, 10)
+
+
+@dataclass
+class ImitationConfig:
+    """Optional warm start (training/imitation.py): clone a scripted AI before PPO ("none": off)."""
+
+    teacher: str = _opt("balanced", choices=("none",) + SCRIPTED_OPPONENTS)
+    decisions: int = _opt(60_000, 1, 100_000_000)  # env steps of demonstrations (both phases)
+    epochs: int = _opt(4, 1, 1000)
+    learning_rate: float = _opt(1e-3, 0.0, 1.0)
+    batch_size: int = _opt(512, 1, 1_000_000)
 
 
 @dataclass
@@ -143,6 +160,7 @@ class TrainConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)
     league: LeagueConfig = field(default_factory=LeagueConfig)
+    imitation: ImitationConfig = field(default_factory=ImitationConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
 
     @property
@@ -161,9 +179,10 @@ SECTIONS: dict[str, type] = {
     "ppo": PPOConfig,
     "network": NetworkConfig,
     "league": LeagueConfig,
+    "imitation": ImitationConfig,
     "eval": EvalConfig,
 }
-ALL_SECTIONS: tuple[str, ...] = ("run", "game", "env", "ppo", "network", "league", "eval")
+ALL_SECTIONS: tuple[str, ...] = ("run", "game", "env", "ppo", "network", "league", "imitation", "eval")
 
 
 class ConfigError(ValueError):

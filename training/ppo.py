@@ -34,7 +34,7 @@ import torch
 from numpy.typing import NDArray
 from torch import nn
 
-from dw_env.envs.observation import describe_observation
+from dw_env.envs.observation import GF_K, LF_HOLD, LF_POINTS, ObservationLayout, describe_observation
 from dw_env.envs.vector import DomainWheelVectorEnv
 from dw_env.geometry import build_geometry
 from training import checkpoint
@@ -101,6 +101,25 @@ def seed_everything(seed: int) -> np.random.Generator:
 
 
 # ---- 2. rollout ---------------------------------------------------------------------------------------
+ROLLOUT_ARRAYS = ("obs", "masks", "actions", "logprobs", "values", "rewards", "potentials", "dones")
+
+
+def conquest_potential(obs: NDArray[np.int8], layout: ObservationLayout, weight: float) -> NDArray[np.float32]:
+    """Return the shaping potential of observations [B, D]: weight x sum of points x hold / K / total points.
+
+    The hold counter (rule 6.4) of the observing player counts its turns towards a conquest, so the
+    potential rises while a conquest is being held and falls back when it completes (the score then
+    rises) or breaks. Used as ``gamma * potential(next) - potential(now)``, it changes no optimal policy.
+    """
+    if weight == 0:
+        return np.zeros(len(obs), dtype=np.float32)
+    _, lands, glob = layout.split(obs)
+    points = lands[..., LF_POINTS].astype(np.float32)
+    progress = lands[..., LF_HOLD].astype(np.float32) / np.maximum(glob[..., GF_K : GF_K + 1], 1)
+    total = np.maximum(points.sum(-1), 1.0)
+    return (weight * (points * progress).sum(-1) / total).astype(np.float32)
+
+
 @dataclass
 class Rollout:
     """The learner's decisions of one rollout, per slot in time order: arrays [T, N, ...]."""
@@ -111,6 +130,7 @@ class Rollout:
     logprobs: NDArray[np.float32]
     values: NDArray[np.float32]
     rewards: NDArray[np.float32]
+    potentials: NDArray[np.float32]  # shaping potential of each decision's observation
     dones: NDArray[np.bool_]
     count: NDArray[np.int64]  # decisions stored per slot
     open: NDArray[np.bool_]  # the slot's last decision still awaits its outcome
@@ -126,6 +146,7 @@ class Rollout:
             z((t, n), np.float32),
             z((t, n), np.float32),
             z((t, n), np.float32),
+            z((t, n), np.float32),
             z((t, n), np.bool_),
             z(n, np.int64),
             z(n, np.bool_),
@@ -135,9 +156,11 @@ class Rollout:
     def capacity(self) -> int:
         return self.obs.shape[0]
 
-    def store(self, slots: NDArray[np.int64], obs: Any, masks: Any, actions: Any, logp: Any, values: Any) -> None:
+    def store(
+        self, slots: NDArray[np.int64], obs: Any, masks: Any, actions: Any, logp: Any, values: Any, potential: Any
+    ) -> None:
         t = self.count[slots]
-        self.obs[t, slots], self.masks[t, slots] = obs, masks
+        self.obs[t, slots], self.masks[t, slots], self.potentials[t, slots] = obs, masks, potential
         self.actions[t, slots], self.logprobs[t, slots], self.values[t, slots] = actions, logp, values
         self.rewards[t, slots], self.dones[t, slots] = 0.0, False
         self.count[slots] += 1
@@ -152,7 +175,7 @@ class Rollout:
         """Start the next rollout with each slot's open decision (or nothing) at index 0."""
         slots = np.flatnonzero(self.open)
         last = self.count[slots] - 1
-        for name in ("obs", "masks", "actions", "logprobs", "values", "rewards", "dones"):
+        for name in ROLLOUT_ARRAYS:
             arr = getattr(self, name)
             arr[0, slots] = arr[last, slots]
         self.count[:] = 0
@@ -211,7 +234,9 @@ def collect_rollout(
             actions[current] = a
             mine = learner[current]
             slots = current[mine]
-            rollout.store(slots, table.obs[slots], table.masks[slots], a[mine], logp[mine], v[mine])
+            o = table.obs[slots]
+            phi = conquest_potential(o, ctx["layout"], ctx["conquest_shaping"])
+            rollout.store(slots, o, table.masks[slots], a[mine], logp[mine], v[mine], phi)
         others = ~learner & (rows < first_scripted) & (opp != LATEST)
         for sid in set(opp[others]):
             sel = np.flatnonzero(others & (opp == sid))
@@ -239,14 +264,21 @@ def collect_rollout(
 
 # ---- 3. advantages ------------------------------------------------------------------------------------
 def compute_advantages(rollout: Rollout, gamma: float, lam: float) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
-    """Return (advantages [T, N], trainable [T, N]) by GAE over each slot's decisions."""
+    """Return (advantages [T, N], trainable [T, N]) by GAE over each slot's decisions.
+
+    The reward of a decision is the env's reward plus the shaping term ``gamma * potential(next decision) -
+    potential(this one)`` (0 potential after the game's end).
+    """
     valid = rollout.trainable()
     adv = np.zeros_like(rollout.values)
     last = np.zeros(rollout.values.shape[1], dtype=np.float32)
     for t in reversed(range(rollout.capacity)):
-        next_value = rollout.values[t + 1] if t + 1 < rollout.capacity else 0.0
+        following = t + 1 < rollout.capacity
+        next_value = rollout.values[t + 1] if following else 0.0
+        next_potential = rollout.potentials[t + 1] if following else 0.0
         nonterminal = 1.0 - rollout.dones[t]
-        delta = rollout.rewards[t] + gamma * next_value * nonterminal - rollout.values[t]
+        shaped = rollout.rewards[t] + gamma * next_potential * nonterminal - rollout.potentials[t]
+        delta = shaped + gamma * next_value * nonterminal - rollout.values[t]
         last = np.where(valid[t], delta + gamma * lam * nonterminal * last, 0.0).astype(np.float32)
         adv[t] = last
     return adv, valid
@@ -363,8 +395,7 @@ def restore_env_state(env: Any, state: dict[str, Any]) -> None:
 
 def training_state(table: Table, rollout: Rollout, optimizer: Any, rng: np.random.Generator) -> dict[str, Any]:
     """Return what ``--resume`` needs beyond the weights (see training/checkpoint.py)."""
-    open_slots = {name: getattr(rollout, name)[0].copy() for name in ("obs", "masks", "actions", "logprobs")}
-    open_slots.update({name: getattr(rollout, name)[0].copy() for name in ("values", "rewards", "dones")})
+    open_slots = {name: getattr(rollout, name)[0].copy() for name in ROLLOUT_ARRAYS}
     rngs = {
         "python": random.getstate(),
         "numpy": rng.bit_generator.state,
@@ -429,6 +460,24 @@ def save_checkpoint(path: Path, net: nn.Module, config: TrainConfig, counters: d
     checkpoint.save(path, payload)
 
 
+def warm_start(net: nn.Module, config: TrainConfig, writer: Any, device: torch.device) -> None:
+    """Clone the configured scripted AI into ``net`` before PPO (training/imitation.py)."""
+    from training.imitation import clone, collect_demonstrations
+
+    im = config.imitation
+    started = time.perf_counter()
+    data = collect_demonstrations(
+        config.options, im.teacher, im.decisions, seed=config.run.seed, env_threads=env_threads(config.run.env_threads)
+    )
+    stats = clone(net, data, epochs=im.epochs, learning_rate=im.learning_rate, batch_size=im.batch_size, device=device)
+    for name, value in stats.items():
+        writer.add_scalar(f"imitation/{name}", value, 0)
+    print(
+        f"warm start: cloned {im.teacher} on {len(data['actions']):,} decisions in "
+        f"{time.perf_counter() - started:.0f} s (accuracy {stats['accuracy']:.1%})"
+    )
+
+
 # ---- the run ------------------------------------------------------------------------------------------
 def run_dir_for(config: TrainConfig) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -443,6 +492,8 @@ def train(config: TrainConfig, resume: str | Path | None = None, run_dir: Path |
     from tqdm import tqdm
 
     # 1. setup
+    session_start = time.monotonic()  # run.max_minutes counts from here: warm start and PPO together
+    deadline = session_start + config.run.max_minutes * 60 if config.run.max_minutes > 0 else float("inf")
     device = pick_device(config)
     amp = use_amp(config, device)
     torch.set_num_threads(config.run.torch_threads or os.cpu_count() or 1)
@@ -490,10 +541,17 @@ def train(config: TrainConfig, resume: str | Path | None = None, run_dir: Path |
     (run_dir / "config.yaml").write_text(to_yaml(config))
     writer = SummaryWriter(str(run_dir), purge_step=counters["env_steps"] if resume else None)
     writer.add_text("config", "```yaml\n" + to_yaml(config) + "```", counters["env_steps"])
+    if resume is None and config.imitation.teacher != "none":
+        warm_start(net, config, writer, device)
     frozen = Frozen(lambda: make_network(config, device))
-    ctx = {"device": device, "amp": amp, "rng": rng}
+    ctx = {
+        "device": device,
+        "amp": amp,
+        "rng": rng,
+        "layout": layout,
+        "conquest_shaping": config.env.conquest_shaping,
+    }
     total = config.run.total_env_steps
-    deadline = time.monotonic() + config.run.max_minutes * 60 if config.run.max_minutes > 0 else float("inf")
     bar = tqdm(
         total=total,
         initial=min(total, counters["env_steps"]),

@@ -5,7 +5,7 @@ Examples::
     dw train                                   # the default run: configs/small.yaml's settings
     dw train --config configs/standard_gpu.yaml
     dw train --config configs/small.yaml --set ppo.learning_rate=3e-4 --set run.seed=2
-    dw train --resume runs/small-s1-20250101-120000/checkpoint.pt --set run.total_env_steps=6000000
+    dw train --resume runs/small-s1-20250101-120000 --set run.total_env_steps=6000000
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ def register(subparsers: Any) -> None:
         metavar="KEY=VALUE",
         help="override one config value, e.g. --set ppo.learning_rate=1e-4 (repeatable)",
     )
-    p.add_argument("--resume", type=Path, default=None, help="continue a run from its checkpoint.pt")
+    p.add_argument(
+        "--resume", type=Path, default=None, metavar="RUN", help="continue a run: its folder or its checkpoint.pt"
+    )
     p.add_argument("--run-dir", type=Path, default=None, help="write the run here (default: out_dir/name-seed-time)")
     p.set_defaults(func=run)
 
@@ -49,6 +51,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from training import config as cfg
 
+    if args.resume is not None and args.resume.is_dir():
+        args.resume = args.resume / "checkpoint.pt"
     config = _resume_config(args) if args.resume is not None else cfg.load(args.config, args.overrides)
     try:
         import torch  # noqa: F401

@@ -1,0 +1,111 @@
+"""Optional warm start: behaviour cloning of a scripted AI before self-play PPO.
+
+Random play almost never completes a conquest (the king must sit on a throne with enough knights in the land
+for K own turns, rule 6.4), so a PPO learner starting from random weights sees a win or a point only rarely
+and learns slowly on a small CPU budget. Cloning a scripted AI first gives it a policy that already conquers,
+blocks and ends games; PPO then improves on it against the league.
+
+The demonstrations are the scripted AI playing every seat of games on the vector env; each env step is one
+example (the observation, the mask and the AI's action in that phase), so the network learns both phases
+with the same encoder it plays with. The value head learns the game's outcome for the player to act (its
+final terminal reward), which gives the critic a sensible start.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dw_env.options import GameOptions
+from training.league import ScriptedSeats
+
+
+def collect_demonstrations(
+    options: GameOptions,
+    teacher: str,
+    decisions: int,
+    *,
+    seed: int,
+    explore: float = 0.15,
+    num_envs: int = 64,
+    env_threads: int = 1,
+) -> dict[str, NDArray[Any]]:
+    """Return ``decisions`` examples of ``teacher`` playing all three seats: obs, masks, actions, outcomes.
+
+    A scripted AI facing copies of itself plays the same game every time, so a share ``explore`` of the
+    turns is played at random instead (and not recorded): the games, and so the examples, stay varied.
+    """
+    from dw_env.envs.vector import DomainWheelVectorEnv
+
+    env = DomainWheelVectorEnv(num_envs, options, env_threads, seed, copy=False)
+    obs, masks, acting = env.reset()
+    scripted = ScriptedSeats(env)
+    rng = np.random.default_rng(seed)
+    for slot in range(num_envs):
+        scripted.start_game(slot, teacher, int(rng.integers(2**31)))
+    size = decisions + num_envs
+    out_obs = np.zeros((size, obs.shape[1]), np.int8)
+    out_masks = np.zeros((size, masks.shape[1]), np.int8)
+    out_actions = np.zeros(size, np.int64)
+    out_value = np.zeros(size, np.float32)
+    game_rows: list[list[tuple[int, int]]] = [[] for _ in range(num_envs)]  # (row, seat) of each game's steps
+    n = 0
+    wild = np.zeros(num_envs, dtype=bool)  # this turn is played at random
+    while n < decisions:
+        first_phase = env.phase() == 1
+        wild = np.where(first_phase, rng.random(num_envs) < explore, wild)
+        actions = env.sample_actions().astype(np.int64)
+        for i in np.flatnonzero(~wild):
+            actions[i] = scripted.action(int(i), teacher, int(acting[i]))
+        scripted.pending[wild] = -1
+        kept = np.flatnonzero(~wild)
+        rows = np.arange(n, n + len(kept))
+        out_obs[rows], out_masks[rows], out_actions[rows] = obs[kept], masks[kept], actions[kept]
+        for row, i in zip(rows, kept, strict=True):
+            game_rows[i].append((int(row), int(acting[i])))
+        n += len(kept)
+        obs, masks, acting, _, term, trunc, info = env.step(actions)
+        for i in np.flatnonzero(term | trunc):
+            won = info["winners"][i].astype(np.float32)
+            k = won.sum()
+            value = np.where(won > 0, 1.0 / max(k, 1), -1.0 / max(3 - k, 1)) if 0 < k < 3 else np.zeros(3)
+            for row, seat in game_rows[i]:
+                out_value[row] = value[seat]
+            game_rows[i] = []
+            scripted.start_game(int(i), teacher, int(rng.integers(2**31)))
+    return {"obs": out_obs[:n], "masks": out_masks[:n], "actions": out_actions[:n], "values": out_value[:n]}
+
+
+def clone(
+    net: Any, data: dict[str, NDArray[Any]], *, epochs: int, learning_rate: float, batch_size: int, device: Any
+) -> dict[str, float]:
+    """Train ``net`` to choose the teacher's actions (cross-entropy over legal actions) and predict outcomes."""
+    import torch
+
+    from training.network import evaluate_actions
+
+    obs = torch.from_numpy(data["obs"]).to(device)
+    masks = torch.from_numpy(data["masks"]).to(device)
+    actions = torch.from_numpy(data["actions"]).to(device)
+    values = torch.from_numpy(data["values"]).to(device)
+    optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate)
+    net.train()
+    stats: dict[str, float] = {}
+    for _ in range(epochs):
+        order = torch.randperm(len(obs), device=device)
+        losses, accuracy = [], []
+        for start in range(0, len(obs), batch_size):
+            idx = order[start : start + batch_size]
+            logits, value = net(obs[idx])
+            logp, _ = evaluate_actions(logits, masks[idx], actions[idx])
+            loss = -logp.mean() + 0.5 * ((value - values[idx]) ** 2).mean()
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+            masked = logits.masked_fill(masks[idx] == 0, -1e9)
+            accuracy.append((masked.argmax(-1) == actions[idx]).float().mean().item())
+        stats = {"loss": float(np.mean(losses)), "accuracy": float(np.mean(accuracy))}
+    return stats
