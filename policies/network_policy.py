@@ -130,7 +130,7 @@ def _geometry(options: GameOptions) -> Geometry:
     return build_geometry(options.land_radius, options.map_radius)
 
 
-def load(path: str | Path, seed: int | None = None, greedy: bool = True) -> NetworkPolicy:
+def load(path: str | Path, seed: int | None = None, greedy: bool = False) -> NetworkPolicy:
     """Return the policy stored in a ``dw train`` checkpoint (``.pt``); the loader ``dw arena`` uses."""
     import torch
 

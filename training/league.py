@@ -159,8 +159,10 @@ def game_result(
 
 
 class ScriptedSeats:
-    """Plays the scripted AIs' seats of the scripted group: one policy per slot and kind, reset every game.
+    """Plays the scripted AIs' seats: one policy object per slot, seat and kind, reset every game.
 
+    Each seat has its own object because a scripted AI keeps per-game memory for the seat it plays (its
+    plan, banned lands, turn count): two seats sharing one object would overwrite each other's plans.
     A scripted AI chooses a whole move on its turn (:meth:`policies.base.Policy.act`); the env takes it as
     one or two actions (piece, destination), so the second action waits here until the next step.
     """
@@ -171,23 +173,24 @@ class ScriptedSeats:
         self._make = make
         self.env = env
         self.geometry = env.geometry
-        self.policies: dict[tuple[int, str], Any] = {}
+        self.policies: dict[tuple[int, int, str], Any] = {}
         self.pending = np.full(env.num_envs, -1, dtype=np.int64)
 
     def start_game(self, slot: int, kind: str, seed: int) -> None:
-        """Prepare slot ``slot``'s AI of ``kind`` for a new game (reseeded, per-game memory cleared)."""
-        key = (slot, kind)
-        if key not in self.policies:
-            self.policies[key] = self._make(kind, seed=seed)
-        self.policies[key].reset(seed)
+        """Prepare slot ``slot``'s AIs of ``kind`` (one per seat) for a new game: reseeded, memory cleared."""
+        for seat in range(3):
+            key = (slot, seat, kind)
+            if key not in self.policies:
+                self.policies[key] = self._make(kind, seed=seed + seat)
+            self.policies[key].reset(seed + seat)
         self.pending[slot] = -1
 
     def action(self, slot: int, kind: str, seat: int) -> int:
-        """Return the env action of the AI in ``slot`` playing ``seat`` (the seat to act)."""
+        """Return the env action of the AI of ``kind`` playing ``seat`` (the seat to act) in ``slot``."""
         if self.pending[slot] >= 0:
             a, self.pending[slot] = int(self.pending[slot]), -1
             return a
-        move = self.policies[(slot, kind)].act(self.env.game(slot), seat)
+        move = self.policies[(slot, seat, kind)].act(self.env.game(slot), seat)
         actions = move_to_actions(self.geometry, seat, move)
         if len(actions) == 2:
             self.pending[slot] = actions[1]
