@@ -10,7 +10,7 @@ the default run (``configs/small.yaml``: the small map on a CPU)::
     ppo:     learning_rate, anneal_lr, gamma, gae_lambda, num_minibatches, update_epochs, ...
     network: channels, cell_layers, land_layers, head_hidden
     league:  snapshot_every, keep, weights (opponent kind -> sampling weight), rating_window
-    imitation: teacher, decisions, epochs, learning_rate, batch_size (optional warm start by cloning an AI)
+    imitation: teacher, decisions, epochs, learning_rate, batch_size, workers (warm start: clone an AI)
     eval:    final_games, final_opponents, greedy
 
 Validation is strict (pgx's ``extra="forbid"``): an unknown section or key is an error that names it and
@@ -138,6 +138,7 @@ class ImitationConfig:
     epochs: int = _opt(4, 1, 1000)
     learning_rate: float = _opt(1e-3, 0.0, 1.0)
     batch_size: int = _opt(512, 1, 1_000_000)
+    workers: int = _opt(0, 0, 1024)  # processes collecting demonstrations (0: every core)
 
 
 @dataclass

@@ -78,6 +78,31 @@ def collect_demonstrations(
     return {"obs": out_obs[:n], "masks": out_masks[:n], "actions": out_actions[:n], "values": out_value[:n]}
 
 
+def collect_parallel(
+    options: GameOptions, teacher: str, decisions: int, *, seed: int, workers: int, explore: float = 0.15
+) -> dict[str, NDArray[Any]]:
+    """Return :func:`collect_demonstrations` split over ``workers`` processes (seeds ``seed + k``), joined."""
+    if workers <= 1:
+        return collect_demonstrations(options, teacher, decisions, seed=seed, explore=explore)
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    shares = [decisions // workers + (k < decisions % workers) for k in range(workers)]
+    with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
+        parts = list(
+            pool.map(
+                _collect_share,
+                [(options, teacher, share, seed + k, explore) for k, share in enumerate(shares) if share > 0],
+            )
+        )
+    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+
+
+def _collect_share(args: tuple[GameOptions, str, int, int, float]) -> dict[str, NDArray[Any]]:
+    options, teacher, decisions, seed, explore = args
+    return collect_demonstrations(options, teacher, decisions, seed=seed, explore=explore)
+
+
 def clone(
     net: Any, data: dict[str, NDArray[Any]], *, epochs: int, learning_rate: float, batch_size: int, device: Any
 ) -> dict[str, float]:

@@ -462,13 +462,14 @@ def save_checkpoint(path: Path, net: nn.Module, config: TrainConfig, counters: d
 
 def warm_start(net: nn.Module, config: TrainConfig, writer: Any, device: torch.device) -> None:
     """Clone the configured scripted AI into ``net`` before PPO (training/imitation.py)."""
-    from training.imitation import clone, collect_demonstrations
+    import os
+
+    from training.imitation import clone, collect_parallel
 
     im = config.imitation
     started = time.perf_counter()
-    data = collect_demonstrations(
-        config.options, im.teacher, im.decisions, seed=config.run.seed, env_threads=env_threads(config.run.env_threads)
-    )
+    workers = im.workers or os.cpu_count() or 1
+    data = collect_parallel(config.options, im.teacher, im.decisions, seed=config.run.seed, workers=workers)
     stats = clone(net, data, epochs=im.epochs, learning_rate=im.learning_rate, batch_size=im.batch_size, device=device)
     for name, value in stats.items():
         writer.add_scalar(f"imitation/{name}", value, 0)
