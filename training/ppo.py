@@ -27,7 +27,7 @@ import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -42,6 +42,7 @@ from training.config import TrainConfig, to_yaml
 from training.evaluate import evaluate, format_results
 from training.league import LATEST, League, ScriptedSeats, game_result
 from training.network import HexPolicyNet, evaluate_actions, sample_actions
+from training.resume import restore_training, save_checkpoint, training_state
 
 
 # ---- 1. setup -----------------------------------------------------------------------------------------
@@ -101,9 +102,6 @@ def seed_everything(seed: int) -> np.random.Generator:
 
 
 # ---- 2. rollout ---------------------------------------------------------------------------------------
-ROLLOUT_ARRAYS = ("obs", "masks", "actions", "logprobs", "values", "rewards", "potentials", "dones")
-
-
 def conquest_potential(obs: NDArray[np.int8], layout: ObservationLayout, weight: float) -> NDArray[np.float32]:
     """Return the shaping potential of observations [B, D]: weight x sum of points x hold / K / total points.
 
@@ -123,6 +121,18 @@ def conquest_potential(obs: NDArray[np.int8], layout: ObservationLayout, weight:
 @dataclass
 class Rollout:
     """The learner's decisions of one rollout, per slot in time order: arrays [T, N, ...]."""
+
+    #: the per-decision arrays
+    ARRAYS: ClassVar[tuple[str, ...]] = (
+        "obs",
+        "masks",
+        "actions",
+        "logprobs",
+        "values",
+        "rewards",
+        "potentials",
+        "dones",
+    )
 
     obs: NDArray[np.int8]
     masks: NDArray[np.int8]
@@ -175,7 +185,7 @@ class Rollout:
         """Start the next rollout with each slot's open decision (or nothing) at index 0."""
         slots = np.flatnonzero(self.open)
         last = self.count[slots] - 1
-        for name in ROLLOUT_ARRAYS:
+        for name in self.ARRAYS:
             arr = getattr(self, name)
             arr[0, slots] = arr[last, slots]
         self.count[:] = 0
@@ -372,94 +382,6 @@ def log_ratings(writer: Any, step: int, league: League) -> dict[str, float]:
     return ratings
 
 
-def env_state(env: Any) -> dict[str, Any]:
-    """Return copies of the vector env's state arrays (every numpy array it holds) and RNG states."""
-    state: dict[str, Any] = {}
-    for name, value in vars(env).items():
-        if isinstance(value, np.ndarray) and value.flags.writeable:
-            state[name] = value.copy()
-        elif isinstance(value, np.random.Generator):
-            state[name] = value.bit_generator.state
-    return state
-
-
-def restore_env_state(env: Any, state: dict[str, Any]) -> None:
-    """Write state from :func:`env_state` back into the env's arrays, in place (views stay valid)."""
-    for name, value in state.items():
-        target = getattr(env, name)
-        if isinstance(target, np.random.Generator):
-            target.bit_generator.state = value
-        else:
-            np.copyto(target, value)
-
-
-def training_state(table: Table, rollout: Rollout, optimizer: Any, rng: np.random.Generator) -> dict[str, Any]:
-    """Return what ``--resume`` needs beyond the weights (see training/checkpoint.py)."""
-    open_slots = {name: getattr(rollout, name)[0].copy() for name in ROLLOUT_ARRAYS}
-    rngs = {
-        "python": random.getstate(),
-        "numpy": rng.bit_generator.state,
-        "torch": torch.get_rng_state(),
-        "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
-    }
-    tables = {
-        "env": env_state(table.env),
-        "obs": table.obs,
-        "masks": table.masks,
-        "player": table.player,
-        "seat": table.seat,
-        "opponent": table.opponent,
-        "games": table.games,
-        "scripted": (table.scripted.policies, table.scripted.pending),
-        "rollout": (open_slots, rollout.count.copy(), rollout.open.copy()),
-    }
-    return {
-        "optimizer": optimizer.state_dict(),
-        "rng": checkpoint.pack(rngs),
-        "league": checkpoint.pack(table.league.state_dict()),
-        "table": checkpoint.pack(tables),
-    }
-
-
-def restore_training(
-    state: dict[str, Any], table: Table, rollout: Rollout, optimizer: Any, rng: Any, path: Any
-) -> None:
-    """Restore optimizer, RNG streams, league, games in progress and the carried-over decisions."""
-    optimizer.load_state_dict(state["optimizer"])
-    rngs = checkpoint.unpack(state["rng"], path)
-    random.setstate(rngs["python"])
-    rng.bit_generator.state = rngs["numpy"]
-    torch.set_rng_state(rngs["torch"])
-    if rngs["cuda"] and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(rngs["cuda"])
-    table.league.load_state_dict(checkpoint.unpack(state["league"], path))
-    tables = checkpoint.unpack(state["table"], path)
-    restore_env_state(table.env, tables["env"])
-    table.obs, table.masks, table.player = tables["obs"], tables["masks"], tables["player"]
-    table.seat, table.opponent, table.games = tables["seat"], tables["opponent"], tables["games"]
-    table.scripted.policies, table.scripted.pending = tables["scripted"]
-    open_slots, count, is_open = tables["rollout"]
-    for name, value in open_slots.items():
-        getattr(rollout, name)[0] = value
-    rollout.count[:], rollout.open[:] = count, is_open
-
-
-def save_checkpoint(path: Path, net: nn.Module, config: TrainConfig, counters: dict[str, Any], extra: Any) -> None:
-    payload = {
-        "format": checkpoint.FORMAT,
-        "format_version": checkpoint.FORMAT_VERSION,
-        "observation_version": net.observation_version,
-        "options": config.options.to_dict(),
-        "network": dict(net.hparams),
-        "model": {k: v.detach().cpu() for k, v in net.state_dict().items()},
-        "config": config.to_dict(),
-        "counters": dict(counters),
-    }
-    if extra is not None:
-        payload["training"] = extra
-    checkpoint.save(path, payload)
-
-
 def warm_start(net: nn.Module, config: TrainConfig, writer: Any, device: torch.device) -> None:
     """Clone the configured scripted AI into ``net`` before PPO (training/imitation.py)."""
     import os
@@ -480,51 +402,63 @@ def warm_start(net: nn.Module, config: TrainConfig, writer: Any, device: torch.d
 
 
 # ---- the run ------------------------------------------------------------------------------------------
+@dataclass
+class Session:
+    """Everything one ``dw train`` session holds, from setup to the final evaluation."""
+
+    config: TrainConfig
+    net: HexPolicyNet
+    optimizer: torch.optim.Optimizer
+    table: Table
+    rollout: Rollout
+    frozen: Frozen
+    writer: Any
+    run_dir: Path
+    ctx: dict[str, Any]
+    counters: dict[str, Any]
+    deadline: float  # time.monotonic() at which run.max_minutes is over
+    history: list[dict[str, float]] = field(default_factory=list)  # this session's updates
+
+    def running(self) -> bool:
+        c, run = self.counters, self.config.run
+        return (
+            c["env_steps"] < run.total_env_steps
+            and time.monotonic() < self.deadline
+            and (run.stop_after_updates == 0 or c["updates"] < run.stop_after_updates)
+        )
+
+    def save(self) -> None:
+        """Write checkpoint.pt (atomically) with everything ``--resume`` needs."""
+        state = training_state(self.table, self.rollout, self.optimizer, self.ctx["rng"])
+        save_checkpoint(self.run_dir / "checkpoint.pt", self.net, self.config, self.counters, state)
+
+
 def run_dir_for(config: TrainConfig) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return Path(config.run.out_dir) / f"{config.run.name}-s{config.run.seed}-{stamp}"
 
 
-def train(config: TrainConfig, resume: str | Path | None = None, run_dir: Path | None = None) -> dict[str, Any]:
-    """Run PPO self-play as configured (or continue a checkpoint); return the final counters and results."""
+def start_session(config: TrainConfig, resume: str | Path | None, run_dir: Path | None) -> Session:
+    """Set up env, network, optimizer, league and logs; restore a checkpoint or warm-start the network."""
     import os
 
     from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
 
-    # 1. setup
-    session_start = time.monotonic()  # run.max_minutes counts from here: warm start and PPO together
-    deadline = session_start + config.run.max_minutes * 60 if config.run.max_minutes > 0 else float("inf")
+    minutes = config.run.max_minutes  # counted from here: warm start and PPO together
+    deadline = time.monotonic() + minutes * 60 if minutes > 0 else float("inf")
     device = pick_device(config)
-    amp = use_amp(config, device)
     torch.set_num_threads(config.run.torch_threads or os.cpu_count() or 1)
-    options = config.options
+    options, n = config.options, config.env.num_envs
     layout = describe_observation(options)
-    n = config.env.num_envs
     rng = seed_everything(config.run.seed)
-    env = DomainWheelVectorEnv(
-        n,
-        options,
-        env_threads(config.run.env_threads),
-        config.run.seed,
-        score_shaping=config.env.score_shaping,
-        copy=False,
-    )
+    threads = env_threads(config.run.env_threads)
+    env = DomainWheelVectorEnv(n, options, threads, config.run.seed, score_shaping=config.env.score_shaping, copy=False)
     net = make_network(config, device)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.ppo.learning_rate, eps=1e-5)
     league = League(config.league, n)
     obs, masks, player = env.reset()
-    table = Table(
-        env,
-        league,
-        ScriptedSeats(env),
-        obs,
-        masks,
-        np.asarray(player, dtype=np.int64),
-        np.zeros(n, np.int64),
-        [LATEST] * n,
-        np.zeros(n, np.int64),
-    )
+    seats, games = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    table = Table(env, league, ScriptedSeats(env), obs, masks, player.astype(np.int64), seats, [LATEST] * n, games)
     for slot in range(n):
         table.start_game(slot, rng)
     rollout = Rollout.allocate(config.env.num_steps, n, layout.size, layout.mask_size)
@@ -544,94 +478,103 @@ def train(config: TrainConfig, resume: str | Path | None = None, run_dir: Path |
     writer.add_text("config", "```yaml\n" + to_yaml(config) + "```", counters["env_steps"])
     if resume is None and config.imitation.teacher != "none":
         warm_start(net, config, writer, device)
+    amp = use_amp(config, device)
+    ctx = {"device": device, "amp": amp, "rng": rng, "layout": layout, "conquest_shaping": config.env.conquest_shaping}
     frozen = Frozen(lambda: make_network(config, device))
-    ctx = {
-        "device": device,
-        "amp": amp,
-        "rng": rng,
-        "layout": layout,
-        "conquest_shaping": config.env.conquest_shaping,
-    }
+    return Session(config, net, optimizer, table, rollout, frozen, writer, run_dir, ctx, counters, deadline)
+
+
+def record_update(
+    s: Session, got: dict[str, Any], stats: dict[str, float], lr: float, times: tuple[float, float]
+) -> None:
+    """Count, log, snapshot and checkpoint after an update (``times``: rollout and total seconds)."""
+    c, league = s.counters, s.table.league
+    c["env_steps"] += got["steps"]
+    c["games"] += got["games"]
+    c["decisions"] += int(stats["decisions"])
+    c["updates"] += 1
+    c["seconds"] += times[1]
+    s.history.append({"steps": got["steps"], "decisions": stats["decisions"], "seconds": times[1], "rollout": times[0]})
+    log_update(s.writer, c["env_steps"], stats, league, got["steps"] / times[1], lr)
+    if c["updates"] % s.config.league.snapshot_every == 0:
+        league.snapshot(c["updates"], s.net.state_dict())
+    if c["updates"] % 10 == 0:
+        log_ratings(s.writer, c["env_steps"], league)
+    if c["updates"] % s.config.run.checkpoint_every == 0:
+        s.save()
+
+
+def train(config: TrainConfig, resume: str | Path | None = None, run_dir: Path | None = None) -> dict[str, Any]:
+    """Run PPO self-play as configured (or continue a checkpoint); return the counters and the evaluation."""
+    from tqdm import tqdm
+
+    # 1. setup
+    s = start_session(config, resume, run_dir)
     total = config.run.total_env_steps
     bar = tqdm(
         total=total,
-        initial=min(total, counters["env_steps"]),
+        initial=min(total, s.counters["env_steps"]),
         unit="step",
         unit_scale=True,
         disable=not config.run.progress,
         dynamic_ncols=True,
     )
-    ckpt_path = run_dir / "checkpoint.pt"
-    history: list[dict[str, float]] = []  # per update of this session: env steps, learner decisions, seconds
-
-    stop = config.run.stop_after_updates or float("inf")
-    while counters["env_steps"] < total and time.monotonic() < deadline and counters["updates"] < stop:
+    while s.running():
         started = time.perf_counter()
-        lr = config.ppo.learning_rate * (1.0 - counters["env_steps"] / total if config.ppo.anneal_lr else 1.0)
-        for group in optimizer.param_groups:
+        lr = config.ppo.learning_rate * (1.0 - s.counters["env_steps"] / total if config.ppo.anneal_lr else 1.0)
+        for group in s.optimizer.param_groups:
             group["lr"] = lr
         # 2. rollout
-        net.eval()
-        got = collect_rollout(table, rollout, net, frozen, config.env.num_steps, ctx)
-        # 3-4. advantages and update
+        s.net.eval()
+        got = collect_rollout(s.table, s.rollout, s.net, s.frozen, config.env.num_steps, s.ctx)
         rollout_seconds = time.perf_counter() - started
-        net.train()
-        stats = ppo_update(net, optimizer, rollout, config, ctx)
-        rollout.carry_over()
-        league.prune(set(table.opponent))
+        # 3-4. advantages and update
+        s.net.train()
+        stats = ppo_update(s.net, s.optimizer, s.rollout, config, s.ctx)
+        s.rollout.carry_over()
+        s.table.league.prune(set(s.table.opponent))
         # 5. logging, snapshots, checkpoints
-        elapsed = time.perf_counter() - started
-        counters["env_steps"] += got["steps"]
-        counters["games"] += got["games"]
-        counters["decisions"] += int(stats["decisions"])
-        counters["updates"] += 1
-        counters["seconds"] += elapsed
-        history.append(
-            {"steps": got["steps"], "decisions": stats["decisions"], "seconds": elapsed, "rollout": rollout_seconds}
-        )
-        step, update = counters["env_steps"], counters["updates"]
-        log_update(writer, step, stats, league, got["steps"] / elapsed, lr)
-        if update % config.league.snapshot_every == 0:
-            league.snapshot(update, net.state_dict())
-        if update % 10 == 0:
-            log_ratings(writer, step, league)
-        rates = league.results.win_rates()
-        bar.set_postfix_str(
-            " ".join(f"{k[:4]}={r:.0%}" for k, (r, _) in sorted(rates.items()) if not k.startswith("past-"))
-        )
+        record_update(s, got, stats, lr, (rollout_seconds, time.perf_counter() - started))
+        rates = s.table.league.results.win_rates()
+        bar.set_postfix_str(" ".join(f"{k[:4]}={r:.0%}" for k, (r, _) in sorted(rates.items()) if "-" not in k))
         bar.update(got["steps"])
-        if update % config.run.checkpoint_every == 0:
-            save_checkpoint(ckpt_path, net, config, counters, training_state(table, rollout, optimizer, rng))
     bar.close()
-    save_checkpoint(ckpt_path, net, config, counters, training_state(table, rollout, optimizer, rng))
-    save_checkpoint(run_dir / "policy.pt", net, config, counters, None)
-    ratings = log_ratings(writer, counters["env_steps"], league)
-
-    # 6. final evaluation: one seat against two copies of each opponent, every seating
-    net.eval()
-    results = [
-        evaluate(
-            net,
-            options,
-            opp,
-            config.eval.final_games,
-            seed=config.run.seed + 1,
-            greedy=config.eval.greedy,
-            device=device,
-            amp=amp,
-            env_threads=config.run.env_threads or 1,
-        )
-        for opp in config.eval.final_opponents
-        if config.eval.final_games > 0
-    ]
-    for r in results:
-        writer.add_scalar(f"eval/win_rate/{r.opponent}", r.rate, counters["env_steps"])
-    writer.close()
+    s.save()
+    save_checkpoint(s.run_dir / "policy.pt", s.net, config, s.counters, None)
+    ratings = log_ratings(s.writer, s.counters["env_steps"], s.table.league)
+    results = final_evaluation(s)
+    s.writer.close()
     return {
-        "history": history,
-        "run_dir": run_dir,
-        "counters": counters,
+        "history": s.history,
+        "run_dir": s.run_dir,
+        "counters": s.counters,
         "results": results,
         "ratings": ratings,
         "table": format_results(results),
     }
+
+
+def final_evaluation(s: Session) -> list[Any]:
+    """6. Play the learner as one seat against two copies of each evaluation opponent, every seating."""
+    ev = s.config.eval
+    if ev.final_games == 0:
+        return []
+    s.net.eval()
+    threads = env_threads(s.config.run.env_threads)
+    results = [
+        evaluate(
+            s.net,
+            s.config.options,
+            opp,
+            ev.final_games,
+            seed=s.config.run.seed + 1,
+            greedy=ev.greedy,
+            device=s.ctx["device"],
+            amp=s.ctx["amp"],
+            env_threads=threads,
+        )
+        for opp in ev.final_opponents
+    ]
+    for r in results:
+        s.writer.add_scalar(f"eval/win_rate/{r.opponent}", r.rate, s.counters["env_steps"])
+    return results
