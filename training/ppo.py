@@ -311,6 +311,8 @@ def ppo_update(
     size = b_obs.shape[0]
     mb = max(1, size // p.num_minibatches)
     stats: dict[str, list[float]] = {k: [] for k in ("pg", "v", "ent", "kl", "old_kl", "clip")}
+    if size < 2:  # no outcome known yet (tiny rollouts): nothing to learn from
+        return {**{k: 0.0 for k in stats}, "explained_variance": float("nan"), "decisions": float(size)}
     for _ in range(p.update_epochs):
         order = torch.randperm(size, device=device)
         for start in range(0, size - mb + 1, mb):
