@@ -23,7 +23,7 @@ from policies.registry import available, make
 
 #: file suffix (lower case, with the dot) -> "module:function" loading a Policy from such a file
 LOADERS: dict[str, str] = {
-    ".pt": "policies.network_policy:load",  # a dw train checkpoint (training/checkpoint.py)
+    ".pt": "policies.network_policy:load",  # a dw train checkpoint (policies/checkpoint.py)
 }
 
 

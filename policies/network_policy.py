@@ -6,7 +6,7 @@ use), picks a piece or pass or end request from the masked policy, then, for a p
 observation with that piece selected and picks its destination. Actions are in the player's rotated frame
 and are mapped back to map cells with the frame tables (:mod:`dw_env.envs.actions`).
 
-The network's weights do not depend on the map size (training/network.py), so a checkpoint also plays on
+The network's weights do not depend on the map size (policies/network.py), so a checkpoint also plays on
 other maps (a transfer measurement); it then warns once. Torch is imported when the file is loaded.
 """
 
@@ -39,7 +39,7 @@ class NetworkPolicy(Policy):
         super().__init__(seed)
         import torch
 
-        from training.network import HexPolicyNet
+        from policies.network import HexPolicyNet
 
         self.torch = torch
         self.greedy = greedy
@@ -134,7 +134,7 @@ def load(path: str | Path, seed: int | None = None, greedy: bool = False) -> Net
     """Return the policy stored in a ``dw train`` checkpoint (``.pt``); the loader ``dw arena`` uses."""
     import torch
 
-    from training import checkpoint
+    from policies import checkpoint
 
     torch.set_num_threads(1)  # one game per process in the arena: threads would only contend
     payload = checkpoint.load(path)

@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 
-from dw_env.cli import main
+from dw_cli.main import main
 from dw_env.engine import Game, Move
 from dw_env.options import GameOptions
 from policies import registry
 from policies.base import Policy
-from training.arena import SEATINGS, ArenaConfig, build_lineups, schedule, select_games
+from training.arena import schedule, select_games
+from training.arena_config import SEATINGS, ArenaConfig, build_lineups
 from training.arena_stats import finishing_order, summarize
 
 TINY = ["--land-radius", "1", "--map-radius", "2", "--max-rounds", "30", "--no-progress"]
@@ -252,7 +253,7 @@ def test_bad_option_values_are_rejected_by_the_parser(argv: list[str], capsys: p
 
 
 def test_arena_modules_do_not_import_torch() -> None:
-    code = "import sys, training.arena, training.arena_report, dw_env.commands.arena; print('torch' in sys.modules)"
+    code = "import sys, training.arena, training.arena_report, dw_cli.commands.arena; print('torch' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from dw_cli.main import main
 from dw_env import position
-from dw_env.cli import main
 from dw_env.engine import Game
 from dw_env.record import Recorder
 from policies import make

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dw_env.bench import env as bench_env
-from dw_env.cli import main
+from dw_cli.bench import env as bench_env
+from dw_cli.main import main
 
 # importing PettingZoo's classic go env (the reference) warns about its deprecated creation API
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -1,4 +1,4 @@
-"""The policy network (training/network.py) and the network seat policy (policies/network_policy.py)."""
+"""The policy network (policies/network.py) and the network seat policy (policies/network_policy.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from dw_env.engine import Game  # noqa: E402
 from dw_env.envs.observation import describe_observation  # noqa: E402
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
-from training.network import HexConv, HexPolicyNet, evaluate_actions, sample_actions  # noqa: E402
+from policies.network import HexConv, HexPolicyNet, evaluate_actions, sample_actions  # noqa: E402
 
 SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=30)
 
@@ -60,7 +60,7 @@ def test_masked_actions_are_never_sampled_and_carry_no_entropy() -> None:
 
 
 def _policy_file(tmp_path, options: GameOptions = SMALL) -> str:  # type: ignore[no-untyped-def]
-    from training import checkpoint
+    from policies import checkpoint
 
     torch.manual_seed(1)
     hp = {"channels": 8, "cell_layers": 1, "land_layers": 1, "head_hidden": 8}

@@ -270,7 +270,7 @@ def test_move_helpers_return_legal_moves_that_get_closer() -> None:
 # ---- scripts ------------------------------------------------------------------------------------
 def test_bench_ai_smoke(capsys: pytest.CaptureFixture[str]) -> None:
     """``dw bench ai`` end to end on a tiny budget: every policy timed, Random the reference."""
-    from dw_env.bench.ai import run
+    from dw_cli.bench.ai import run
 
     results = run(seconds=0.05)
     assert set(results) == set(NAMES)

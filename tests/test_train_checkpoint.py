@@ -1,4 +1,4 @@
-"""Checkpoint files (training/checkpoint.py): atomic writes, and clear refusals of files that do not fit."""
+"""Checkpoint files (policies/checkpoint.py): atomic writes, and clear refusals of files that do not fit."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ torch = pytest.importorskip("torch")
 
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
-from training import checkpoint  # noqa: E402
-from training.network import HexPolicyNet  # noqa: E402
+from policies import checkpoint  # noqa: E402
+from policies.network import HexPolicyNet  # noqa: E402
 
 SMALL = GameOptions(land_radius=1, map_radius=2)
 HP = {"channels": 8, "cell_layers": 1, "land_layers": 1, "head_hidden": 8}

@@ -16,8 +16,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
-from dw_env.cli import main  # noqa: E402
-from training import checkpoint  # noqa: E402
+from dw_cli.main import main  # noqa: E402
+from policies import checkpoint  # noqa: E402
 
 CONFIG = str(Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml")
 

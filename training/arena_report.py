@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from dw_env.info import NUM_PLAYERS, PLAYER_NAMES
-from training.arena import END_REASONS, SEATINGS, ArenaConfig, record_game, schedule, select_games
+from training.arena import record_game, schedule, select_games
+from training.arena_config import END_REASONS, SEATINGS, ArenaConfig
 
 _ENDING_LABELS = {"centre": "centre", "countdown": "countdown", "end_request": "end req", "truncation": "trunc"}
 

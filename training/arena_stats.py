@@ -14,7 +14,7 @@ import numpy as np
 from dw_env.info import NUM_PLAYERS, PLAYER_NAMES
 from policies.files import is_registered
 from policies.registry import display_name
-from training.arena import END_REASONS, FORMAT, VERSION, ArenaConfig
+from training.arena_config import END_REASONS, FORMAT, VERSION, ArenaConfig
 from training.rating import rate, rating_groups, wilson_interval
 
 Row = dict[str, Any]

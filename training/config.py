@@ -106,7 +106,7 @@ class PPOConfig:
 
 @dataclass
 class NetworkConfig:
-    """The hex network's size (see training/network.py); the weights do not depend on the map size."""
+    """The hex network's size (see policies/network.py); the weights do not depend on the map size."""
 
     channels: int = _opt(16, 4, 1024)
     cell_layers: int = _opt(1, 0, 64)  # hex convolutions over the cells

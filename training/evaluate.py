@@ -57,7 +57,7 @@ def evaluate(
 
     from dw_env.envs.vector import DomainWheelVectorEnv
     from dw_env.geometry import build_geometry
-    from training.ppo import policy_step
+    from policies.network import policy_step
 
     device = device or torch.device("cpu")
     geometry = build_geometry(options.land_radius, options.map_radius)

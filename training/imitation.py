@@ -109,7 +109,7 @@ def clone(
     """Train ``net`` to choose the teacher's actions (cross-entropy over legal actions) and predict outcomes."""
     import torch
 
-    from training.network import evaluate_actions
+    from policies.network import evaluate_actions
 
     obs = torch.from_numpy(data["obs"]).to(device)
     masks = torch.from_numpy(data["masks"]).to(device)

@@ -1,8 +1,8 @@
 """Self-play PPO with action masks for Domain Wheel, in the manner of CleanRL's ``ppo.py``: read top to bottom.
 
 1. **Setup**: config (training/config.py), seeds, device, the batched vector env, the network
-   (training/network.py), Adam, the league of opponents (training/league.py); ``--resume`` restores all
-   of it from a checkpoint (training/checkpoint.py).
+   (policies/network.py), Adam, the league of opponents (training/league.py); ``--resume`` restores all
+   of it from a checkpoint (policies/checkpoint.py).
 2. **Rollout**: ``env.num_steps`` steps of every game. In each game the learner holds one seat (rotated
    game by game) and one opponent kind the other two. A decision of the learner is one env action (phase 1:
    a piece, pass or end request; phase 2: the piece's destination), taken by the same network from the
@@ -37,11 +37,11 @@ from torch import nn
 from dw_env.envs.observation import GF_K, LF_HOLD, LF_POINTS, ObservationLayout, describe_observation
 from dw_env.envs.vector import DomainWheelVectorEnv
 from dw_env.geometry import build_geometry
-from training import checkpoint
+from policies import checkpoint
+from policies.network import HexPolicyNet, evaluate_actions, policy_step
 from training.config import TrainConfig, to_yaml
 from training.evaluate import evaluate, format_results
 from training.league import LATEST, League, ScriptedSeats, game_result
-from training.network import HexPolicyNet, evaluate_actions, sample_actions
 from training.resume import restore_training, save_checkpoint, training_state
 
 
@@ -190,16 +190,6 @@ class Rollout:
             arr[0, slots] = arr[last, slots]
         self.count[:] = 0
         self.count[slots] = 1
-
-
-def policy_step(
-    net: nn.Module, obs: NDArray[np.int8], masks: NDArray[np.int8], device: torch.device, amp: bool, greedy: bool
-) -> tuple[NDArray[np.int64], NDArray[np.float32], NDArray[np.float32]]:
-    """Return (actions, log-probabilities, values) of ``net`` for a batch of observations."""
-    with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
-        logits, values = net(torch.from_numpy(obs).to(device))
-        actions, logp = sample_actions(logits, torch.from_numpy(masks).to(device), greedy)
-    return actions.cpu().numpy(), logp.cpu().numpy(), values.float().cpu().numpy()
 
 
 @dataclass

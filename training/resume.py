@@ -1,6 +1,6 @@
 """What ``dw train --resume`` saves beyond the weights, and how it is put back where the run stopped.
 
-A training checkpoint (training/checkpoint.py) holds, under ``training``: the optimizer's state, the three
+A training checkpoint (policies/checkpoint.py) holds, under ``training``: the optimizer's state, the three
 RNG streams (Python's ``random``, the run's numpy Generator, torch's CPU and CUDA generators), the league
 (snapshots, retired snapshots still playing, results), and the games in progress: every state array of the
 vector env, who sits where in each slot, the scripted AIs' objects (their per-game plans and RNGs) and the
@@ -12,17 +12,14 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from training import checkpoint
+from policies import checkpoint
 from training.config import TrainConfig
-
-if TYPE_CHECKING:
-    from training.ppo import Rollout, Table
 
 
 def env_state(env: Any) -> dict[str, Any]:
@@ -46,8 +43,8 @@ def restore_env_state(env: Any, state: dict[str, Any]) -> None:
             np.copyto(target, value)
 
 
-def training_state(table: Table, rollout: Rollout, optimizer: Any, rng: np.random.Generator) -> dict[str, Any]:
-    """Return what ``--resume`` needs beyond the weights (see training/checkpoint.py)."""
+def training_state(table: Any, rollout: Any, optimizer: Any, rng: np.random.Generator) -> dict[str, Any]:
+    """Return what ``--resume`` needs beyond the weights (see policies/checkpoint.py)."""
     open_slots = {name: getattr(rollout, name)[0].copy() for name in rollout.ARRAYS}
     rngs = {
         "python": random.getstate(),
@@ -74,9 +71,7 @@ def training_state(table: Table, rollout: Rollout, optimizer: Any, rng: np.rando
     }
 
 
-def restore_training(
-    state: dict[str, Any], table: Table, rollout: Rollout, optimizer: Any, rng: Any, path: Any
-) -> None:
+def restore_training(state: dict[str, Any], table: Any, rollout: Any, optimizer: Any, rng: Any, path: Any) -> None:
     """Restore optimizer, RNG streams, league, games in progress and the carried-over decisions."""
     optimizer.load_state_dict(state["optimizer"])
     rngs = checkpoint.unpack(state["rng"], path)

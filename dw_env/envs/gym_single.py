@@ -9,7 +9,8 @@ sb3-contrib's ``MaskablePPO`` trains on it unchanged::
     MaskablePPO("MlpPolicy", env).learn(10_000)
 
 Opponents are objects with ``act(game, seat) -> Move`` (``policies.Policy``: scripted AIs,
-random play, networks); by default both are ``policies.make("random")``. Between two
+random play, networks, exported packages: ``policies.make_seat_policy(spec)``); by default both
+play uniformly random legal moves (like ``policies.make("random")``). Between two
 learner decisions the wrapper plays the opponents' moves through the AEC env (so they are
 checked by the same mask), and the learner's reward is everything it earned meanwhile:
 its share of the terminal reward when an opponent's move ends the game, plus shaping
@@ -26,6 +27,7 @@ import numpy as np
 from gymnasium import spaces
 from numpy.typing import NDArray
 
+from dw_env.engine import PASS_MOVE, Game, Move
 from dw_env.envs.actions import move_to_actions
 from dw_env.envs.domain_wheel import raw_env
 from dw_env.envs.observation import OBS_HIGH
@@ -64,9 +66,7 @@ class SingleSeatEnv(gymnasium.Env[NDArray[np.int8], int]):
     def _seat_policies(self, opponents: Any) -> dict[int, Any]:
         others = [(self.seat + k) % NUM_PLAYERS for k in (1, 2)]
         if opponents is None:
-            import policies
-
-            return {q: policies.make("random") for q in others}
+            return {q: _RandomMover() for q in others}
         if isinstance(opponents, Mapping):
             if sorted(opponents) != sorted(others):
                 raise ValueError(f"opponents must map exactly the seats {others}, got {sorted(opponents)}")
@@ -136,3 +136,22 @@ class SingleSeatEnv(gymnasium.Env[NDArray[np.int8], int]):
         info = dict(self.env.infos.get(self.agent, {}))
         info["phase"] = self.env.phase
         return info
+
+
+class _RandomMover:
+    """The default opponent: a uniformly random legal move, passing only when none exists.
+
+    The env stays in its room (it imports nothing from ``policies``); this is the same rule as
+    ``policies.make("random")``.
+    """
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng()
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, game: Game, seat: int) -> Move:
+        moves = [Move(src, dst) for src in game.movable_pieces() for dst in game.destinations(src)]
+        return moves[int(self.rng.integers(len(moves)))] if moves else PASS_MOVE

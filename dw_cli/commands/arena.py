@@ -94,7 +94,8 @@ def _options(args: argparse.Namespace) -> Any:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from training.arena import ArenaConfig, build_lineups, run_arena
+    from training.arena import run_arena
+    from training.arena_config import ArenaConfig, build_lineups
     from training.arena_report import format_table, write_outputs
 
     if args.save_games and args.out is None:

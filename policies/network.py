@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 import torch.nn.functional as F
+from numpy.typing import NDArray
 from torch import Tensor, nn
 
 from dw_env.envs.observation import CELL_FEATURES, GLOBAL_FEATURES, LAND_FEATURES, OBSERVATION_VERSION
@@ -225,3 +226,13 @@ def evaluate_actions(logits: Tensor, mask: Tensor, actions: Tensor) -> tuple[Ten
     p = logp.exp()
     entropy = -(p * logp).sum(-1)
     return logp.gather(1, actions[:, None]).squeeze(1), entropy
+
+
+def policy_step(
+    net: nn.Module, obs: NDArray[np.int8], masks: NDArray[np.int8], device: torch.device, amp: bool, greedy: bool
+) -> tuple[NDArray[np.int64], NDArray[np.float32], NDArray[np.float32]]:
+    """Return (actions, log-probabilities, values) of ``net`` for a batch of observations."""
+    with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
+        logits, values = net(torch.from_numpy(obs).to(device))
+        actions, logp = sample_actions(logits, torch.from_numpy(masks).to(device), greedy)
+    return actions.cpu().numpy(), logp.cpu().numpy(), values.float().cpu().numpy()

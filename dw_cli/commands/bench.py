@@ -8,10 +8,10 @@ from typing import Any
 
 #: benchmark name -> module with ``run(seconds) -> dict``
 BENCHMARKS: dict[str, str] = {
-    "engine": "dw_env.bench.engine",
-    "env": "dw_env.bench.env",
-    "ai": "dw_env.bench.ai",
-    "train": "dw_env.bench.train",
+    "engine": "dw_cli.bench.engine",
+    "env": "dw_cli.bench.env",
+    "ai": "dw_cli.bench.ai",
+    "train": "dw_cli.bench.train",
 }
 
 

@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _resume_config(args: argparse.Namespace) -> Any:
     """Return the config saved in the checkpoint, with the few overrides a resumed run may take."""
-    from training import checkpoint
+    from policies import checkpoint
     from training import config as cfg
 
     if args.config is not None:

@@ -15,10 +15,10 @@ from dw_env.info import GAME_TITLE
 
 #: subcommand modules, in the order ``dw --help`` lists them
 COMMAND_MODULES: tuple[str, ...] = (
-    "dw_env.commands.show",
-    "dw_env.commands.bench",
-    "dw_env.commands.arena",
-    "dw_env.commands.train",
+    "dw_cli.commands.show",
+    "dw_cli.commands.bench",
+    "dw_cli.commands.arena",
+    "dw_cli.commands.train",
 )
 
 

@@ -1,0 +1,111 @@
+"""The code's rooms import one way: the command line on top, then training, then policies, then dw_env.
+
+Every ``import`` statement is read from the sources (module level, inside functions and under
+``TYPE_CHECKING`` alike), so a lazy import that reaches up is caught as well as a top-level one. Modules
+inside one room must not import each other in a circle either.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+#: rooms from the bottom up; a room may import only rooms at its own level or below
+ROOMS = ("dw_env", "policies", "training", "dw_cli")
+
+
+def _imports(path: Path) -> set[str]:
+    """Return the absolute module names imported anywhere in ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _sources(room: str) -> list[Path]:
+    return sorted((ROOT / room).rglob("*.py"))
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_room_imports_nothing_above_it(room: str) -> None:
+    above = ROOMS[ROOMS.index(room) + 1 :]
+    offenders = []
+    for path in _sources(room):
+        for name in _imports(path):
+            if name.split(".")[0] in above:
+                offenders.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert not offenders, "lower room reaches up:\n" + "\n".join(sorted(set(offenders)))
+
+
+def _graph(room: str) -> dict[str, set[str]]:
+    modules = {_module_name(p): p for p in _sources(room)}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for imported in _imports(path):
+            # "from training import checkpoint" names the module training.checkpoint
+            if imported in modules and imported != name and not (ROOT / imported.replace(".", "/")).is_dir():
+                targets.add(imported)
+        graph[name] = targets
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt) :] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_no_import_cycle_inside_a_room(room: str) -> None:
+    cycle = _cycle(_graph(room))
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_checks_see_a_cycle_and_an_upward_import(tmp_path: Path) -> None:
+    """The scanner itself: a made-up pair of modules importing each other is a cycle."""
+    graph = {"a.x": {"a.y"}, "a.y": {"a.x"}, "a.z": set()}
+    assert _cycle(graph) == ["a.x", "a.y", "a.x"]
+    source = tmp_path / "m.py"
+    source.write_text("def f():\n    from training.ppo import train\n", encoding="utf-8")
+    assert "training.ppo" in _imports(source)
+
+
+def test_no_working_notes_in_the_repository() -> None:
+    """Notes for helpers about a checkout are not part of the product."""
+    assert not (ROOT / "notes").exists()
