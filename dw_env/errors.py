@@ -25,6 +25,8 @@ def brief(value: Any, limit: int = MAX_QUOTED) -> str:
     try:
         text = _repr.repr(value)
     except Exception:  # noqa: BLE001 - a value whose repr fails is still named by its type
+        text = ""
+    if not text or " instance at 0x" in text:  # reprlib's stand-in when repr() raised
         text = f"<{type(value).__name__}>"
     if len(text) > limit:
         text = text[: max(0, limit - 3)] + "..."
