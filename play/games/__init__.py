@@ -1,0 +1,161 @@
+"""What the play server needs from a game: one small adapter per game, the server stays the same.
+
+The server (rooms, seats, tokens, AI seats, replays, the websocket protocol) knows nothing of any
+game's rules. A game plugs in with two objects:
+
+* a :class:`GameAdapter`: the game's menu (options and their ranges), starting a session from
+  validated options, the static board layout, the tutorial and replays of saved records;
+* a :class:`GameSession`: one running game, owning its engine state and its record. It answers
+  the acting seat, the state view sent to every client, the legal inputs for a selection, applies
+  one input (a human's message or an AI's action) and returns a log entry.
+
+Inputs are game-specific JSON objects (for Domain Wheel ``{"from": [q, r], "to": [q, r]}``); every
+failure raises :class:`InputError` with a code, a message naming what was wrong and, where it helps,
+what is allowed. A second game means a new adapter and a new board view in the page, not a new server.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any
+
+JSON = dict[str, Any]
+
+
+class InputError(ValueError):
+    """A request the game refuses; the game is unchanged. ``code`` is a stable machine-readable name."""
+
+    def __init__(self, code: str, message: str, allowed: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.allowed = allowed
+
+    def to_json(self) -> JSON:
+        data: JSON = {"code": self.code, "message": self.message}
+        if self.allowed is not None:
+            data["allowed"] = self.allowed
+        return data
+
+
+class GameSession(ABC):
+    """One running game: engine state, record and recent log, driven by the server one input at a time."""
+
+    @property
+    @abstractmethod
+    def turn(self) -> int | None:
+        """Return the seat to act, or None once the game is over."""
+
+    @property
+    @abstractmethod
+    def ply(self) -> int:
+        """Return the number of inputs applied so far (the replay position of the current state)."""
+
+    @property
+    @abstractmethod
+    def over(self) -> bool:
+        """Return True once the game has ended."""
+
+    @abstractmethod
+    def view(self) -> JSON:
+        """Return the JSON state view every client (players and spectators alike) receives."""
+
+    @abstractmethod
+    def select(self, seat: int, message: Mapping[str, Any]) -> JSON:
+        """Return the legal inputs that follow a selection by ``seat`` (e.g. a piece's destinations)."""
+
+    @abstractmethod
+    def parse_input(self, seat: int, message: Mapping[str, Any]) -> Any:
+        """Return the game action of a client's input message; InputError if malformed or not ``seat``'s."""
+
+    @abstractmethod
+    def ai_snapshot(self) -> Any:
+        """Return an independent copy of the state for an AI to think on (off the event loop)."""
+
+    @abstractmethod
+    def ai_action(self, policy: Any, snapshot: Any, seat: int) -> Any:
+        """Return the action ``policy`` chooses for ``seat`` on ``snapshot`` (runs in a worker thread)."""
+
+    @abstractmethod
+    def apply(self, action: Any) -> JSON:
+        """Apply one action of the seat to act; return its log entry. InputError if illegal (state unchanged)."""
+
+    @abstractmethod
+    def record(self) -> JSON:
+        """Return the game record (JSON-ready) of the game so far, with its result once over."""
+
+
+class GameAdapter(ABC):
+    """A game the server can host: its menu data, sessions, layout, tutorial and replays."""
+
+    #: stable id used in the API (``"domain_wheel"``) and the game's display title
+    game_id: str = ""
+    title: str = ""
+    #: seat names in turn order and their count
+    seat_names: tuple[str, ...] = ()
+
+    @abstractmethod
+    def menu(self) -> JSON:
+        """Return the game's menu data: options with defaults and ranges, seat names and colours."""
+
+    @abstractmethod
+    def parse_options(self, data: Any) -> Any:
+        """Return validated options from a client's mapping (missing keys take defaults); InputError if not."""
+
+    @abstractmethod
+    def new_session(self, options: Any, players: list[str], make_policy: Any = None) -> GameSession:
+        """Return a session at the initial position; ``players`` names each seat's strategy for the record."""
+
+    @abstractmethod
+    def layout(self, options: Any) -> JSON:
+        """Return the static board layout for ``options`` (cells, lands, colours); the same for a whole game."""
+
+    @abstractmethod
+    def make_policy(self, spec: str, seed: int | None) -> Any:
+        """Return an AI seat for a strategy spec (a registered name or a file path the server resolved)."""
+
+    @abstractmethod
+    def tutorial(self) -> JSON:
+        """Return the tutorial's situations as layouts, state views, actions and expected outcomes."""
+
+    @abstractmethod
+    def record_summary(self, data: Mapping[str, Any]) -> JSON:
+        """Return a short description of a game record (players, result, plies) without replaying it."""
+
+    @abstractmethod
+    def replay_start(self, data: Mapping[str, Any]) -> Any:
+        """Return a replay cursor over a record (raises InputError if the record is malformed)."""
+
+    @abstractmethod
+    def replay_view(self, cursor: Any, ply: int) -> JSON:
+        """Return the state view after ``ply`` inputs of the record behind ``cursor``."""
+
+
+_ADAPTERS: dict[str, GameAdapter] = {}
+
+
+def register(adapter: GameAdapter) -> None:
+    """Make a game available to the server under ``adapter.game_id``."""
+    _ADAPTERS[adapter.game_id] = adapter
+
+
+def get(game_id: Any) -> GameAdapter:
+    """Return the adapter of a game id; InputError naming the games the server hosts."""
+    _load_builtin()
+    if not isinstance(game_id, str) or game_id not in _ADAPTERS:
+        raise InputError("unknown_game", f"unknown game {game_id!r}", allowed=sorted(_ADAPTERS))
+    return _ADAPTERS[game_id]
+
+
+def available() -> list[GameAdapter]:
+    """Return every hosted game's adapter."""
+    _load_builtin()
+    return list(_ADAPTERS.values())
+
+
+def _load_builtin() -> None:
+    if not _ADAPTERS:
+        from play.games.domain_wheel import DomainWheelAdapter
+
+        register(DomainWheelAdapter())
