@@ -1,0 +1,250 @@
+// HTTP + websocket client of the play server (docs/PLAY.md). Game-agnostic: it moves JSON, it knows no rules.
+
+const BASE = new URL("../../", import.meta.url); // play/static/js/api.js -> the site root serving /api
+
+function apiURL(path) {
+  return new URL(path.replace(/^\//, ""), BASE);
+}
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.error?.message || body?.message || `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
+    this.code = body?.error?.code || body?.code || null;
+  }
+}
+
+async function request(method, path, body) {
+  const res = await fetch(apiURL(path), {
+    method,
+    headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let data = null;
+  const text = await res.text();
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = { message: text };
+  }
+  if (!res.ok) throw new ApiError(res.status, data);
+  return data;
+}
+
+export const get = (path) => request("GET", path);
+export const post = (path, body = {}) => request("POST", path, body);
+
+/** The websocket URL of a path on the same host (ws: or wss:). */
+export function wsURL(path) {
+  const u = apiURL(path);
+  u.protocol = u.protocol === "https:" ? "wss:" : "ws:";
+  return u;
+}
+
+/**
+ * A room connection: JSON messages in both directions, automatic reconnection (the seat token resumes the seat).
+ * onMessage(msg) gets every server message; onStatus("open" | "closed" | "reconnecting") the link state.
+ */
+export class RoomSocket {
+  constructor(url, { onMessage, onStatus } = {}) {
+    this.url = url;
+    this.onMessage = onMessage || (() => {});
+    this.onStatus = onStatus || (() => {});
+    this.closed = false;
+    this.retry = 0;
+    this.queue = [];
+    this._open();
+  }
+
+  _open() {
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      this.retry = 0;
+      this.onStatus("open");
+      for (const m of this.queue.splice(0)) ws.send(JSON.stringify(m));
+    });
+    ws.addEventListener("message", (ev) => {
+      let msg;
+      try {
+        msg = JSON.parse(ev.data);
+      } catch {
+        return;
+      }
+      this.onMessage(msg);
+    });
+    ws.addEventListener("close", (ev) => {
+      if (this.closed) return;
+      if (ev.code >= 4000) {
+        // the server refused the seat or room for good (bad token, unknown room): do not retry
+        this.onStatus("refused", ev.reason);
+        return;
+      }
+      this.onStatus("reconnecting");
+      const delay = Math.min(5000, 250 * 2 ** this.retry++);
+      setTimeout(() => !this.closed && this._open(), delay);
+    });
+  }
+
+  send(msg) {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(msg));
+    else this.queue.push(msg);
+  }
+
+  close() {
+    this.closed = true;
+    this.ws.close();
+  }
+}
+
+// ---- the play server's API (docs/PLAY.md) -------------------------------------------------------------------
+
+let menuCache = null;
+
+/** GET /api/menu (cached): games (seats, options), strategies, AI speeds, default names, limits. */
+export async function menu() {
+  if (!menuCache) menuCache = await get("/api/menu");
+  return menuCache;
+}
+
+/** The Domain Wheel entry of the menu (seats and options with their ranges). */
+export async function gameMenu(game = "domain_wheel") {
+  const m = await menu();
+  return m.games.find((g) => g.id === game) || m.games[0];
+}
+
+/** Every strategy a seat can take: [{id, kind, display_name, card}]. */
+export async function strategies() {
+  return (await menu()).strategies;
+}
+
+/**
+ * POST /api/rooms from the menu's choice {options, players: [{name, strategy|null}], ai_speed}.
+ * Returns the server's answer plus `invites` [{seat, name, url}] for the human seats and `spectator_url`.
+ */
+export async function createRoom({ options, players, ai_speed = "normal", game = "domain_wheel" }) {
+  const seats = players.map((p) =>
+    p.strategy ? { type: "ai", strategy: p.strategy, name: p.name || undefined } : { type: "human", name: p.name });
+  const res = await post("/api/rooms", { game, options, seats, ai_speed });
+  const abs = (link) => new URL(link, BASE).href;
+  res.invites = res.seats.filter((s) => s.type === "human").map((s) => ({ seat: s.seat, name: s.name, url: abs(s.link) }));
+  res.spectator_url = abs(res.spectate);
+  return res;
+}
+
+/**
+ * Join a room over the websocket (hello -> welcome). Resolves to a connection once welcomed:
+ * {seat, role, room, layout, view, players, speed, select(qr), act(input), setSpeed(s), onView(fn), onError(fn),
+ *  onStatus(fn), onRoom(fn), close()}. A dropped socket reconnects and says hello again (the token resumes the seat).
+ */
+export function joinRoom(roomId, token = null, seat = null) {
+  return new Promise((resolve, reject) => {
+    let nextId = 1;
+    const pending = new Map();
+    const handlers = { view: [], error: [], status: [], room: [] };
+    const emit = (kind, arg) => handlers[kind].forEach((fn) => fn(arg));
+    let welcomed = false;
+    const conn = {
+      seat: null,
+      role: null,
+      room: null,
+      layout: null,
+      view: null,
+      players: [],
+      speed: "normal",
+      select(qr) {
+        return new Promise((res, rej) => {
+          const id = nextId++;
+          pending.set(id, { res, rej });
+          sock.send({ type: "select", cell: qr, id });
+        });
+      },
+      act(input) {
+        const { action, ...rest } = input;
+        sock.send({ type: action, ...rest, ply: conn.view?.ply, id: nextId++ });
+      },
+      setSpeed(speed) {
+        sock.send({ type: "set_speed", speed, id: nextId++ });
+      },
+      onView: (fn) => handlers.view.push(fn),
+      onError: (fn) => handlers.error.push(fn),
+      onStatus: (fn) => handlers.status.push(fn),
+      onRoom: (fn) => handlers.room.push(fn),
+      close: () => sock.close(),
+    };
+    const setRoom = (summary) => {
+      if (!summary) return;
+      conn.room = summary;
+      conn.speed = summary.ai_speed || conn.speed;
+      conn.players = summary.seats.map((s) => ({
+        name: s.name,
+        ai: s.type === "ai" ? s.strategy : null,
+        aiName: s.strategy_name || s.strategy,
+        connected: s.connected,
+      }));
+      emit("room", summary);
+    };
+    const hello = () => {
+      const m = { type: "hello", room: roomId };
+      if (token) m.token = token;
+      if (seat !== null && seat !== undefined && token) m.seat = Number(seat);
+      return m;
+    };
+    const sock = new RoomSocket(wsURL("/ws"), {
+      onStatus: (s, reason) => {
+        if (s === "open") sock.ws.send(JSON.stringify(hello()));
+        emit("status", s);
+        if (s === "refused" && !welcomed) reject(new Error(reason || "refused"));
+      },
+      onMessage: (msg) => {
+        if (msg.type === "welcome") {
+          conn.seat = msg.seat;
+          conn.role = msg.role;
+          conn.layout = msg.layout;
+          conn.view = msg.state;
+          setRoom(msg.room);
+          if (!welcomed) {
+            welcomed = true;
+            resolve(conn);
+          } else emit("view", msg.state);
+        } else if (msg.type === "state") {
+          conn.view = msg.state;
+          setRoom(msg.room);
+          emit("view", msg.state);
+        } else if (msg.type === "room") setRoom(msg.room);
+        else if (msg.type === "destinations") {
+          pending.get(msg.re)?.res(msg);
+          pending.delete(msg.re);
+        } else if (msg.type === "error") {
+          if (pending.has(msg.re)) {
+            pending.get(msg.re).rej(new ApiError(400, msg));
+            pending.delete(msg.re);
+          } else if (!welcomed) {
+            sock.close();
+            reject(new ApiError(400, msg));
+          } else emit("error", msg);
+        } else if (msg.type === "bye") {
+          if (msg.reason === "replaced") sock.close();
+          emit("status", `bye_${msg.reason}`);
+        }
+      },
+    });
+  });
+}
+
+/** GET /api/tutorial: {layouts, steps}. Steps get their full action views from GET /api/tutorial/{id}. */
+export const tutorial = () => get("/api/tutorial");
+export const tutorialStep = (id) => get(`/api/tutorial/${encodeURIComponent(id)}`);
+
+/** GET /api/records: the saved games, newest first. */
+export async function records() {
+  return (await get("/api/records")).records;
+}
+
+const encodeId = (id) => id.split("/").map(encodeURIComponent).join("/");
+
+/** Open a record by its id: {id, players, result, plies, options, moves, layout}. */
+export const openRecord = (id) => get(`/api/records/${encodeId(id)}`);
+/** The state view after n moves of a record. */
+export const recordView = (id, n) => get(`/api/records/${encodeId(id)}/ply/${n}`);

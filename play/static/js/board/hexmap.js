@@ -1,0 +1,289 @@
+// Hex map geometry -> SVG, with a camera (zoom, pan, pinch) driven by the viewBox, so the map is crisp at any zoom.
+//
+// Cells use axial coordinates (q, r), pointy-top, like dw_env/geometry.py:
+//   x = sqrt(3) * (q + r / 2),  y = 3/2 * r   (in hex sizes; screen y points down)
+// The six neighbour directions, in the fixed order D of the spec (1.1):
+//   (1,0) (1,-1) (0,-1) (-1,0) (-1,1) (0,1)
+// Corner i of a hex sits at angle -30 + 60 i degrees; the edge towards direction d joins EDGE_CORNERS[d].
+// This module knows nothing about any game: a game view (board/domain_wheel.js) draws into its layers.
+
+export const SVG_NS = "http://www.w3.org/2000/svg";
+export const SQRT3 = Math.sqrt(3);
+export const DIRECTIONS = [[1, 0], [1, -1], [0, -1], [-1, 0], [-1, 1], [0, 1]];
+const CORNERS = [0, 1, 2, 3, 4, 5].map((i) => {
+  const a = ((-30 + 60 * i) * Math.PI) / 180;
+  return [Math.cos(a), Math.sin(a)];
+});
+export const EDGE_CORNERS = [[0, 1], [5, 0], [4, 5], [3, 4], [2, 3], [1, 2]];
+
+/** Pixel centre (in hex sizes) of the axial cell (q, r). */
+export function axialToXY(q, r) {
+  return [SQRT3 * (q + r / 2), 1.5 * r];
+}
+
+/** SVG points string of a hex of circumradius s centred on (x, y). */
+export function hexPoints(x, y, s = 1) {
+  return CORNERS.map(([cx, cy]) => `${(x + s * cx).toFixed(3)},${(y + s * cy).toFixed(3)}`).join(" ");
+}
+
+/** Corner k of the hex centred on (x, y). */
+export function corner(x, y, k, s = 1) {
+  return [x + s * CORNERS[k][0], y + s * CORNERS[k][1]];
+}
+
+/** Create an SVG element with attributes. */
+export function svg(tag, attrs = {}, parent = null) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v !== undefined && v !== null) el.setAttribute(k, String(v));
+  }
+  if (parent) parent.appendChild(el);
+  return el;
+}
+
+/** A cell grid: index <-> axial coordinate, neighbours, pixel centres. */
+export class HexGrid {
+  /** @param {Array<[number, number]>} cells axial [q, r] in cell index order */
+  constructor(cells) {
+    this.cells = cells;
+    this.index = new Map(cells.map(([q, r], i) => [`${q},${r}`, i]));
+    this.xy = cells.map(([q, r]) => axialToXY(q, r));
+    const xs = this.xy.map((p) => p[0]);
+    const ys = this.xy.map((p) => p[1]);
+    this.bounds = {
+      minX: Math.min(...xs) - SQRT3 / 2,
+      maxX: Math.max(...xs) + SQRT3 / 2,
+      minY: Math.min(...ys) - 1,
+      maxY: Math.max(...ys) + 1,
+    };
+  }
+
+  cellAt(q, r) {
+    const i = this.index.get(`${q},${r}`);
+    return i === undefined ? -1 : i;
+  }
+
+  neighbour(i, d) {
+    const [q, r] = this.cells[i];
+    return this.cellAt(q + DIRECTIONS[d][0], r + DIRECTIONS[d][1]);
+  }
+
+  /** SVG path data of every cell edge where groupOf differs across it (or the map ends): region borders. */
+  borderPath(groupOf) {
+    const parts = [];
+    for (let i = 0; i < this.cells.length; i++) {
+      const [x, y] = this.xy[i];
+      for (let d = 0; d < 6; d++) {
+        const n = this.neighbour(i, d);
+        if (n >= 0 && (groupOf(n) === groupOf(i) || n < i)) continue; // shared edges drawn once
+        const [a, b] = EDGE_CORNERS[d];
+        const p = corner(x, y, a);
+        const q = corner(x, y, b);
+        parts.push(`M${p[0].toFixed(3)} ${p[1].toFixed(3)}L${q[0].toFixed(3)} ${q[1].toFixed(3)}`);
+      }
+    }
+    return parts.join("");
+  }
+
+  /** Path data of the outline of a set of cells (edges towards cells outside the set). */
+  outlinePath(cellSet) {
+    const parts = [];
+    for (const i of cellSet) {
+      const [x, y] = this.xy[i];
+      for (let d = 0; d < 6; d++) {
+        const n = this.neighbour(i, d);
+        if (n >= 0 && cellSet.has(n)) continue;
+        const [a, b] = EDGE_CORNERS[d];
+        const p = corner(x, y, a);
+        const q = corner(x, y, b);
+        parts.push(`M${p[0].toFixed(3)} ${p[1].toFixed(3)}L${q[0].toFixed(3)} ${q[1].toFixed(3)}`);
+      }
+    }
+    return parts.join("");
+  }
+}
+
+/**
+ * An SVG element with a camera. Zoom with the wheel (Shift: twice as fast), buttons or pinch; pan by dragging
+ * (mouse or one finger) or with WASD/arrows (see keyPan). The camera is the viewBox, so strokes and text stay sharp.
+ */
+export class HexMap {
+  constructor(container, grid, { testid = "board" } = {}) {
+    this.grid = grid;
+    this.root = svg("svg", {
+      class: "hexmap",
+      "data-testid": testid,
+      role: "img",
+      preserveAspectRatio: "xMidYMid meet",
+    });
+    container.appendChild(this.root);
+    this.defs = svg("defs", {}, this.root);
+    this.layers = {};
+    for (const name of ["cells", "owners", "borders", "marks", "thrones", "labels", "pieces", "dest", "badges"]) {
+      this.layers[name] = svg("g", { class: `layer-${name}` }, this.root);
+    }
+    const b = grid.bounds;
+    const pad = 1.5;
+    this.home = { x: b.minX - pad, y: b.minY - pad, w: b.maxX - b.minX + 2 * pad, h: b.maxY - b.minY + 2 * pad };
+    this.view = { ...this.home };
+    this.minW = 8;
+    this.maxW = this.home.w * 2;
+    this.dragMoved = false;
+    this._apply();
+    this._bindPointer();
+    new ResizeObserver(() => this._apply()).observe(this.root);
+  }
+
+  _apply() {
+    const v = this.view;
+    this.root.setAttribute("viewBox", `${v.x.toFixed(3)} ${v.y.toFixed(3)} ${v.w.toFixed(3)} ${v.h.toFixed(3)}`);
+    this.root.dataset.zoom = (this.home.w / v.w).toFixed(3);
+  }
+
+  /** Screen-to-map scale: map units per CSS pixel (the SVG keeps the aspect with "meet"). */
+  _unitsPerPixel() {
+    const r = this.root.getBoundingClientRect();
+    if (!r.width || !r.height) return 1;
+    return Math.max(this.view.w / r.width, this.view.h / r.height);
+  }
+
+  /** Map coordinate under a client point. */
+  clientToMap(cx, cy) {
+    const r = this.root.getBoundingClientRect();
+    const k = this._unitsPerPixel();
+    const midX = this.view.x + this.view.w / 2;
+    const midY = this.view.y + this.view.h / 2;
+    return [midX + (cx - (r.left + r.width / 2)) * k, midY + (cy - (r.top + r.height / 2)) * k];
+  }
+
+  /** Zoom by factor (>1 zooms in) keeping the map point (mx, my) fixed on screen. */
+  zoom(factor, mx = null, my = null) {
+    const v = this.view;
+    if (mx === null) {
+      mx = v.x + v.w / 2;
+      my = v.y + v.h / 2;
+    }
+    let w = v.w / factor;
+    w = Math.min(this.maxW, Math.max(this.minW, w));
+    const f = w / v.w;
+    const h = v.h * f;
+    this.view = { x: mx - (mx - v.x) * f, y: my - (my - v.y) * f, w, h };
+    this._apply();
+  }
+
+  /** Pan by a fraction of the visible width/height. */
+  pan(fx, fy) {
+    this.view.x += fx * this.view.w;
+    this.view.y += fy * this.view.h;
+    this._apply();
+  }
+
+  /** Show the whole map (rule 11.10: R). */
+  overview() {
+    this.view = { ...this.home };
+    this._apply();
+  }
+
+  /** Centre on a cell, zooming in to about `span` cells across. */
+  focusCell(i, span = 24) {
+    const [x, y] = this.grid.xy[i];
+    const w = Math.min(this.home.w, span * SQRT3);
+    const h = (w * this.home.h) / this.home.w;
+    this.view = { x: x - w / 2, y: y - h / 2, w, h };
+    this._apply();
+  }
+
+  /** Handle a camera key; returns true when it was one (WASD / arrows pan, +/- zoom, R overview). */
+  key(ev) {
+    const k = ev.key.toLowerCase();
+    const step = 0.12;
+    const moves = { w: [0, -step], arrowup: [0, -step], s: [0, step], arrowdown: [0, step],
+      a: [-step, 0], arrowleft: [-step, 0], d: [step, 0], arrowright: [step, 0] };
+    if (moves[k]) {
+      this.pan(...moves[k]);
+      return true;
+    }
+    if (k === "+" || k === "=") {
+      this.zoom(1.25);
+      return true;
+    }
+    if (k === "-" || k === "_") {
+      this.zoom(1 / 1.25);
+      return true;
+    }
+    if (k === "r") {
+      this.overview();
+      return true;
+    }
+    return false;
+  }
+
+  _bindPointer() {
+    const el = this.root;
+    const pointers = new Map();
+    let last = null;
+    let pinch = null;
+    el.addEventListener(
+      "wheel",
+      (ev) => {
+        ev.preventDefault();
+        const speed = ev.shiftKey ? 2 : 1;
+        const factor = Math.pow(1.0015, -ev.deltaY * speed);
+        const [mx, my] = this.clientToMap(ev.clientX, ev.clientY);
+        this.zoom(factor, mx, my);
+      },
+      { passive: false },
+    );
+    el.addEventListener("pointerdown", (ev) => {
+      if (ev.button !== 0 && ev.pointerType === "mouse") return;
+      pointers.set(ev.pointerId, [ev.clientX, ev.clientY]);
+      this.dragMoved = false;
+      this._downAt = [ev.clientX, ev.clientY];
+      last = [ev.clientX, ev.clientY];
+      if (pointers.size === 2) {
+        const [p1, p2] = [...pointers.values()];
+        pinch = { d: Math.hypot(p1[0] - p2[0], p1[1] - p2[1]) };
+      }
+    });
+    el.addEventListener("pointermove", (ev) => {
+      if (!pointers.has(ev.pointerId)) return;
+      pointers.set(ev.pointerId, [ev.clientX, ev.clientY]);
+      if (pointers.size === 2 && pinch) {
+        const [p1, p2] = [...pointers.values()];
+        const d = Math.hypot(p1[0] - p2[0], p1[1] - p2[1]);
+        const [mx, my] = this.clientToMap((p1[0] + p2[0]) / 2, (p1[1] + p2[1]) / 2);
+        if (pinch.d > 0) this.zoom(d / pinch.d, mx, my);
+        pinch.d = d;
+        this.dragMoved = true;
+        return;
+      }
+      if (Math.hypot(ev.clientX - this._downAt[0], ev.clientY - this._downAt[1]) > 6) this.dragMoved = true;
+      if (this.dragMoved) {
+        const k = this._unitsPerPixel();
+        this.view.x -= (ev.clientX - last[0]) * k;
+        this.view.y -= (ev.clientY - last[1]) * k;
+        this._apply();
+        if (!el.hasPointerCapture(ev.pointerId)) el.setPointerCapture(ev.pointerId);
+      }
+      last = [ev.clientX, ev.clientY];
+    });
+    const up = (ev) => {
+      pointers.delete(ev.pointerId);
+      if (pointers.size < 2) pinch = null;
+    };
+    el.addEventListener("pointerup", up);
+    el.addEventListener("pointercancel", up);
+    // a drag must not end in a click on a cell
+    el.addEventListener(
+      "click",
+      (ev) => {
+        if (this.dragMoved) {
+          ev.stopPropagation();
+          ev.preventDefault();
+          this.dragMoved = false;
+        }
+      },
+      true,
+    );
+  }
+}

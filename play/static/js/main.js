@@ -1,0 +1,104 @@
+// The page's router: the menu, a game (a room seat or a spectator), the tutorial or the replays, chosen by the URL
+// fragment (docs/PLAY.md "Links"; the fragment never reaches the server, so seat tokens stay out of its logs):
+//   #room=ID&seat=S&token=T   play seat S of a room (invite link; reconnecting resumes the seat)
+//   #room=ID                  watch a room read-only (spectator link)
+//   #tutorial / #tutorial=paso_05   #replays   #replay=SOURCE/PATH   anything else: the menu
+
+import { initI18n, t, translate } from "./i18n.js";
+import * as api from "./api.js";
+import { MenuScreen, invitePanel } from "./ui/menu.js";
+import { GameScreen } from "./ui/game.js";
+import { TutorialScreen } from "./ui/tutorial.js";
+import { ReplayScreen } from "./ui/replay.js";
+import { el } from "./ui/hud.js";
+
+const app = document.getElementById("app");
+let screen = null;
+
+function clear() {
+  screen?.destroy?.();
+  screen = null;
+  app.replaceChildren();
+}
+
+function goHash(hash) {
+  history.pushState(null, "", `${location.pathname}${location.search}${hash}`);
+  route();
+}
+
+const goMenu = () => goHash("");
+
+function hashParams() {
+  const h = location.hash.replace(/^#/, "");
+  const p = new URLSearchParams(h);
+  if (h === "tutorial" || h === "replays") p.set(h, "");
+  return p;
+}
+
+async function startRoom(choice) {
+  const room = await api.createRoom(choice);
+  const mine = room.invites[0];
+  sessionStorage.setItem(`dw.room.${room.room}`, JSON.stringify({ invites: room.invites, spectator_url: room.spectator_url }));
+  // this tab takes the first human seat; with no human seat it watches the AIs play
+  history.pushState(null, "", mine ? mine.url : room.spectator_url);
+  return route();
+}
+
+async function showGame(roomId, token, seat) {
+  clear();
+  app.append(el("p", { class: "loading", text: t("menu.loading") }));
+  let conn;
+  try {
+    conn = await api.joinRoom(roomId, token, seat);
+  } catch (err) {
+    app.replaceChildren(el("div", { class: "menu-screen" },
+      el("p", { class: "error-box", "data-testid": "join-error", text: `${t("game.join_error")}: ${err.message}` }),
+      el("button", { type: "button", onclick: goMenu }, t("game.leave"))));
+    return;
+  }
+  const saved = JSON.parse(sessionStorage.getItem(`dw.room.${roomId}`) || "null");
+  const invites = saved ? () => invitePanel(saved) : null;
+  app.replaceChildren();
+  screen = new GameScreen(app, {
+    layout: conn.layout,
+    players: conn.players,
+    seat: conn.seat,
+    conn,
+    invites,
+    speed: conn.speed,
+    onExit: goMenu,
+  });
+  if (conn.view) screen.update(conn.view);
+  // a fresh room with several human seats: show the invite links once
+  if (saved && saved.invites.length > 1 && !sessionStorage.getItem(`dw.room.${roomId}.shown`)) {
+    sessionStorage.setItem(`dw.room.${roomId}.shown`, "1");
+    screen.toggleMenu(true);
+  }
+}
+
+async function route() {
+  const q = hashParams();
+  if (q.get("room")) return showGame(q.get("room"), q.get("token"), q.get("seat"));
+  clear();
+  if (q.has("tutorial")) {
+    screen = new TutorialScreen(app, { onExit: goMenu, start: q.get("tutorial") || null });
+    return screen.show();
+  }
+  if (q.has("replays") || q.has("replay")) {
+    screen = new ReplayScreen(app, { onExit: goMenu, record: q.get("replay") || null });
+    return screen.show();
+  }
+  screen = new MenuScreen(app, {
+    onPlay: startRoom,
+    onTutorial: () => goHash("#tutorial"),
+    onReplays: () => goHash("#replays"),
+  });
+  return screen.show();
+}
+
+window.addEventListener("popstate", route);
+window.addEventListener("hashchange", route);
+await initI18n();
+translate(document);
+document.title = "Domain Wheel";
+route();

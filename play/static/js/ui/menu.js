@@ -1,0 +1,189 @@
+// The game menu (rule 10): every seat human or any strategy (the six scripted AIs, every checkpoint and exported
+// package the server lists, with its card), player names, map size and every rule option; online rooms with one
+// invite link per human seat and a spectator link; the tutorial and the replays.
+
+import { t, langSwitch } from "../i18n.js";
+import * as api from "../api.js";
+import { el } from "./hud.js";
+
+const SEAT_KEYS = ["blue", "green", "red"];
+const DEFAULT_SEATS = ["human", "balanced", "balanced"];
+const SPEEDS = ["normal", "fast", "instant"];
+const STORAGE = "dw.menu";
+
+function remembered() {
+  try {
+    return JSON.parse(localStorage.getItem(STORAGE) || "null");
+  } catch {
+    return null;
+  }
+}
+
+function remember(value) {
+  try {
+    localStorage.setItem(STORAGE, JSON.stringify(value));
+  } catch {
+    /* not remembered */
+  }
+}
+
+/** One strategy's card as "key: value" lines (what it was trained on, how strong). */
+function cardLines(s) {
+  const card = s.card || {};
+  if (s.kind === "scripted") return [t(`ai.${s.id}`) === `ai.${s.id}` ? "" : t(`ai.${s.id}`)].filter(Boolean);
+  const lines = [];
+  for (const [k, v] of Object.entries(card)) {
+    if (k === "markdown" || v === null || v === undefined || v === "") continue;
+    const label = t(`card.${k}`) === `card.${k}` ? k : t(`card.${k}`);
+    lines.push(`${label}: ${typeof v === "object" ? JSON.stringify(v) : v}`);
+  }
+  if (!lines.length && card.markdown) lines.push(card.markdown.split("\n").filter((x) => x.trim())[1] || "");
+  return lines;
+}
+
+export class MenuScreen {
+  /** @param {{onPlay: Function, onTutorial: Function, onReplays: Function}} hooks */
+  constructor(root, hooks) {
+    this.root = root;
+    this.hooks = hooks;
+    this.menu = null;
+    this.strategies = [];
+  }
+
+  async show() {
+    this.root.replaceChildren(el("p", { class: "loading", text: t("menu.loading") }));
+    try {
+      [this.menu, this.strategies] = await Promise.all([api.gameMenu(), api.strategies()]);
+    } catch (err) {
+      this.root.replaceChildren(el("p", { class: "error-box", text: `${t("menu.error")}: ${err.message}` }));
+      return;
+    }
+    this._render();
+  }
+
+  _strategyOptions() {
+    const groups = new Map();
+    for (const s of this.strategies) {
+      const g = s.kind || "scripted";
+      if (!groups.has(g)) groups.set(g, []);
+      groups.get(g).push(s);
+    }
+    const out = [el("option", { value: "human", text: t("menu.human") })];
+    for (const [g, list] of groups) {
+      out.push(el("optgroup", { label: t(`menu.group.${g}`) },
+        ...list.map((s) => el("option", { value: s.id, text: s.display_name || s.id }))));
+    }
+    return out;
+  }
+
+  _render() {
+    const saved = remembered() || {};
+    const seats = this.menu.seats.map((seat, p) => {
+      const nameIn = el("input", { type: "text", maxlength: 24, "data-testid": `seat-name-${p}`,
+        "aria-label": t("menu.name_of", { seat: t(`player.${SEAT_KEYS[p]}`) }),
+        value: saved.names?.[p] || t(`player.${SEAT_KEYS[p]}`) });
+      const kindSel = el("select", { "data-testid": `seat-kind-${p}`,
+        "aria-label": t("menu.kind_of", { seat: t(`player.${SEAT_KEYS[p]}`) }) }, ...this._strategyOptions());
+      const want = saved.kinds?.[p] || DEFAULT_SEATS[p];
+      kindSel.value = [...kindSel.options].some((o) => o.value === want) ? want : DEFAULT_SEATS[p];
+      if (!kindSel.value) kindSel.selectedIndex = 0;
+      const card = el("div", { class: "strategy-card", "data-testid": `seat-card-${p}` });
+      const showCard = () => {
+        const s = this.strategies.find((x) => x.id === kindSel.value);
+        card.replaceChildren(...(s ? cardLines(s).map((line) => el("div", { text: line })) : []));
+      };
+      kindSel.addEventListener("change", showCard);
+      showCard();
+      return { nameIn, kindSel, row: el("div", { class: `seat-row p${p}` },
+        el("span", { class: `swatch p${p}`, "aria-hidden": "true" }),
+        el("strong", { text: t(`player.${SEAT_KEYS[p]}`) }), nameIn, kindSel, card) };
+    });
+    const optionInputs = {};
+    const optionRows = this.menu.options.map((o) => {
+      const v = saved.options?.[o.name] ?? o.default;
+      let input;
+      if (o.type === "bool") {
+        input = el("input", { type: "checkbox", "data-testid": `opt-${o.name}` });
+        input.checked = Boolean(v);
+      } else {
+        input = el("input", { type: "number", min: o.min, max: o.max, step: 1, value: v, "data-testid": `opt-${o.name}` });
+      }
+      optionInputs[o.name] = [o, input];
+      const range = o.type === "int" ? ` (${o.min}–${o.max})` : "";
+      return el("label", { class: `opt ${o.type}` }, el("span", { text: t(`option.${o.name}`) + range }), input);
+    });
+    const speedSel = el("select", { "data-testid": "menu-ai-speed", "aria-label": t("game.ai_speed") },
+      ...SPEEDS.map((sp) => el("option", { value: sp, text: t(`speed.${sp}`) })));
+    speedSel.value = saved.speed || "normal";
+    optionRows.push(el("label", { class: "opt" }, el("span", { text: t("game.ai_speed") }), speedSel));
+    const errorEl = el("p", { class: "error-box", hidden: true, "data-testid": "menu-error", role: "alert" });
+    const collect = () => {
+      const options = {};
+      for (const [name, [o, input]] of Object.entries(optionInputs)) {
+        options[name] = o.type === "bool" ? input.checked : Number(input.value);
+      }
+      const players = seats.map(({ nameIn, kindSel }, p) => ({
+        name: nameIn.value.trim() || t(`player.${SEAT_KEYS[p]}`),
+        strategy: kindSel.value === "human" ? null : kindSel.value,
+      }));
+      remember({ names: players.map((x) => x.name), kinds: seats.map((s) => s.kindSel.value), options,
+        speed: speedSel.value });
+      return { options, players, ai_speed: speedSel.value };
+    };
+    const start = async () => {
+      errorEl.hidden = true;
+      try {
+        await this.hooks.onPlay(collect());
+      } catch (err) {
+        errorEl.hidden = false;
+        errorEl.textContent = err.message;
+      }
+    };
+    const presets = el("div", { class: "row presets" },
+      el("span", { text: t("menu.presets") }),
+      ...[[1, 2, "menu.preset_small"], [2, 3, "menu.preset_medium"], [2, 4, "menu.preset_standard"]].map(([n, R, key]) =>
+        el("button", { type: "button", "data-testid": `preset-${n}-${R}`, onclick: () => {
+          optionInputs.land_radius[1].value = n;
+          optionInputs.map_radius[1].value = R;
+        } }, t(key))));
+    this.root.replaceChildren(el("main", { class: "menu-screen scroll", "data-testid": "menu" },
+      el("header", { class: "menu-head" },
+        el("h1", { text: "Domain Wheel" }),
+        el("p", { class: "tagline", text: t("menu.tagline") }),
+        langSwitch()),
+      el("div", { class: "menu-actions row" },
+        el("button", { type: "button", class: "primary big", "data-testid": "play", onclick: start }, t("menu.play")),
+        el("button", { type: "button", class: "big", "data-testid": "tutorial", onclick: () => this.hooks.onTutorial() },
+          t("menu.tutorial")),
+        el("button", { type: "button", class: "big", "data-testid": "replays", onclick: () => this.hooks.onReplays() },
+          t("menu.replays"))),
+      errorEl,
+      el("section", { class: "panel" }, el("h2", { text: t("menu.players") }), ...seats.map((s) => s.row),
+        el("p", { class: "muted", text: t("menu.online_hint") })),
+      el("section", { class: "panel" }, el("h2", { text: t("menu.options") }), presets,
+        el("div", { class: "options-grid" }, ...optionRows))));
+  }
+}
+
+/** The invite panel of a room: one copyable link per human seat and the spectator link. */
+export function invitePanel(room) {
+  const row = (label, url, testid) => {
+    const input = el("input", { type: "text", readonly: true, value: url, "data-testid": testid, "aria-label": label });
+    const copy = el("button", { type: "button", onclick: async () => {
+      input.select();
+      try {
+        await navigator.clipboard.writeText(url);
+      } catch {
+        document.execCommand?.("copy");
+      }
+      copy.textContent = t("invite.copied");
+    } }, t("invite.copy"));
+    return el("div", { class: "invite-row" }, el("span", { text: label }), input, copy);
+  };
+  const links = room.invites || [];
+  return el("div", { class: "invites", "data-testid": "invites" },
+    el("h3", { text: t("invite.title") }),
+    ...links.map((inv) => row(t("invite.seat", { name: inv.name || t(`player.${SEAT_KEYS[inv.seat]}`) }),
+      inv.url, `invite-${inv.seat}`)),
+    room.spectator_url ? row(t("invite.spectator"), room.spectator_url, "invite-spectator") : null);
+}

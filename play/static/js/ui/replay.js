@@ -1,0 +1,153 @@
+// The replay viewer: pick any saved record the server lists (ours or the arena's) or open a local file, then step
+// through it forward and back (buttons, slider, ← / →, Home / End) with the move log.
+
+import { t, onLangChange, langSwitch } from "../i18n.js";
+import * as api from "../api.js";
+import { DomainWheelView, normaliseLayout, normaliseState } from "../board/domain_wheel.js";
+import { el, logText, renderBanner, renderCards } from "./hud.js";
+
+export class ReplayScreen {
+  constructor(root, { onExit, record = null }) {
+    this.root = root;
+    this.onExit = onExit;
+    this.recordId = record;
+    this._keys = (ev) => this._key(ev);
+  }
+
+  async show() {
+    this._unlang = onLangChange(() => (this.replay ? this._renderFrame() : this.show()));
+    if (this.recordId) return this.open({ id: this.recordId });
+    this.root.replaceChildren(el("p", { class: "loading", text: t("menu.loading") }));
+    let list = [];
+    let error = null;
+    try {
+      list = await api.records();
+    } catch (err) {
+      error = err;
+    }
+    const file = el("input", { type: "file", accept: ".json,application/json", "data-testid": "replay-file",
+      "aria-label": t("replay.open_file"), onchange: async () => {
+        const f = file.files[0];
+        if (!f) return;
+        try {
+          await this.open({ body: JSON.parse(await f.text()) });
+        } catch (err) {
+          this._error(err);
+        }
+      } });
+    const rows = list.map((r) => el("li", {},
+      el("button", { type: "button", "data-testid": "replay-item", "data-id": r.id, onclick: () => this.open({ id: r.id }) },
+        r.name || r.id),
+      " ", el("span", { class: "muted", text: this._summary(r) })));
+    this.root.replaceChildren(el("main", { class: "replay-list scroll", "data-testid": "replays" },
+      el("header", { class: "menu-head" }, el("h1", { text: t("replay.title") }), langSwitch(),
+        el("button", { type: "button", "data-testid": "replay-exit", onclick: () => this.onExit() }, t("tutorial.exit"))),
+      error ? el("p", { class: "error-box", text: `${t("menu.error")}: ${error.message}` }) : null,
+      el("section", { class: "panel" }, el("h2", { text: t("replay.saved") }),
+        rows.length ? el("ul", { class: "records" }, ...rows) : el("p", { class: "muted", text: t("replay.none") })),
+      el("section", { class: "panel" }, el("h2", { text: t("replay.open_file") }), file)));
+  }
+
+  _summary(r) {
+    const s = r.summary || r;
+    const parts = [];
+    if (s.players) parts.push(s.players.join(" · "));
+    if (s.plies !== undefined && s.plies !== null) parts.push(t("replay.plies", { n: s.plies }));
+    if (s.result?.winners) parts.push(`${t("end.winner")}: ${s.result.winners.join(", ")}`);
+    if (r.source) parts.push(r.source);
+    return parts.join(" — ");
+  }
+
+  _error(err) {
+    this.root.prepend(el("p", { class: "error-box", role: "alert", text: err.message }));
+  }
+
+  /** Open a record: {id} (listed by the server) or {body} (a record JSON). */
+  async open(what) {
+    if (what.body) throw new Error(t("replay.file_unsupported"));
+    this.replay = await api.openRecord(what.id);
+    this.layout = normaliseLayout(this.replay.layout, (this.replay.players || []).map((name) => ({ name: null, ai: name,
+      aiName: name })));
+    this.plies = this.replay.plies;
+    this.ply = 0;
+    this.cache = new Map();
+    this.moves = this.replay.moves || [];
+    this._build();
+    document.addEventListener("keydown", this._keys);
+    await this.goto(0);
+  }
+
+  destroy() {
+    document.removeEventListener("keydown", this._keys);
+    this._unlang?.();
+    this.view?.destroy();
+    this.root.replaceChildren();
+  }
+
+  _build() {
+    this.boardEl = el("div", { class: "board-wrap" });
+    this.cardsEl = el("div", { class: "cards panel" });
+    this.bannerEl = el("div", { class: "banner", "data-testid": "turn-banner" });
+    this.slider = el("input", { type: "range", min: 0, max: this.plies, value: 0, "data-testid": "replay-slider",
+      "aria-label": t("replay.position"), oninput: () => this.goto(Number(this.slider.value)) });
+    this.plyEl = el("span", { "data-testid": "replay-ply", class: "ply-counter" });
+    this.logEl = el("ol", { class: "log replay-log", "data-testid": "replay-log" });
+    const b = (testid, label, fn) => el("button", { type: "button", "data-testid": testid, "aria-label": t(label),
+      title: t(label), onclick: fn }, t(`${label}_short`));
+    this.root.replaceChildren(el("div", { class: "replay-screen", "data-testid": "replay" },
+      this.boardEl,
+      el("div", { class: "hud-top" }, this.cardsEl, this.bannerEl,
+        el("div", { class: "log-panel panel" }, el("h2", { text: t("game.log") }), this.logEl)),
+      el("div", { class: "toolbar panel replay-bar" },
+        b("replay-first", "replay.first", () => this.goto(0)),
+        b("replay-prev", "replay.prev", () => this.goto(this.ply - 1)),
+        b("replay-next", "replay.next", () => this.goto(this.ply + 1)),
+        b("replay-last", "replay.last", () => this.goto(this.plies)),
+        this.slider, this.plyEl,
+        el("button", { type: "button", "data-testid": "replay-exit", onclick: () => this.onExit() }, t("tutorial.exit")),
+        langSwitch())));
+    this.view = new DomainWheelView(this.boardEl, this.layout, { interactive: false });
+  }
+
+  async goto(ply) {
+    ply = Math.max(0, Math.min(this.plies, ply));
+    const token = (this._tok = (this._tok || 0) + 1);
+    let v = this.cache.get(ply);
+    if (!v) {
+      v = await api.recordView(this.replay.id, ply);
+      this.cache.set(ply, v);
+    }
+    if (token !== this._tok) return;
+    this.ply = ply;
+    this.current = normaliseState(this.layout, v);
+    this._renderFrame();
+  }
+
+  _renderFrame() {
+    if (!this.current) return;
+    this.view.update(this.current);
+    renderCards(this.cardsEl, this.layout, this.current, null);
+    renderBanner(this.bannerEl, this.layout, this.current, null);
+    this.slider.value = String(this.ply);
+    this.plyEl.textContent = t("replay.ply_of", { n: this.ply, total: this.plies });
+    this.root.querySelector(".replay-screen").dataset.ply = String(this.ply);
+    // the whole move list when the server sent it, otherwise the view's recent log
+    const entries = this.current.log;
+    this.logEl.replaceChildren(...entries.slice().reverse().map((e) =>
+      el("li", { "data-testid": "log-entry", class: `p${e.seat}${e.ply === this.ply ? " current" : ""}` },
+        el("span", { class: "ply", text: `${e.ply}.` }), " ", logText(this.layout, e))));
+  }
+
+  _key(ev) {
+    if (ev.target.closest?.("input, select")) return;
+    const k = ev.key;
+    const moves = { ArrowRight: 1, ArrowLeft: -1 };
+    if (moves[k]) {
+      ev.preventDefault();
+      this.goto(this.ply + moves[k]);
+    } else if (k === "Home") this.goto(0);
+    else if (k === "End") this.goto(this.plies);
+    else if (k === "Escape") this.onExit();
+    else if (this.view.map.key(ev)) ev.preventDefault();
+  }
+}
