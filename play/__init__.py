@@ -1,0 +1,4 @@
+"""The browser game's server (``dw play``): rooms, seats, AI turns, replays and the websocket protocol.
+
+Game-agnostic; each game plugs in through :mod:`play.games`. See docs/PLAY.md.
+"""

@@ -1,0 +1,76 @@
+"""``dw play``: the browser game. A local server (play/server.py) that the browser opens; docs/PLAY.md."""
+
+from __future__ import annotations
+
+import argparse
+import threading
+import webbrowser
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("play", help="play in the browser: a local game server with AI seats and invite links")
+    p.add_argument("--port", type=int, default=8000, help="TCP port (default 8000; 0 picks a free one)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this computer only)")
+    p.add_argument(
+        "--strategies",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder of checkpoints (.pt) and strategy packages to offer as AI seats (repeatable)",
+    )
+    p.add_argument("--records", type=Path, default=None, metavar="DIR", help="where finished games are saved")
+    p.add_argument(
+        "--replays", type=Path, action="append", default=[], metavar="DIR", help="more game records to replay"
+    )
+    p.add_argument("--idle-expiry", type=float, default=1800.0, metavar="SECONDS", help="drop unwatched rooms after")
+    p.add_argument("--max-rooms", type=int, default=200, help="rooms held at once (default 200)")
+    p.add_argument("--no-browser", action="store_true", help="do not open the browser")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be in 0..65535, got {args.port}")
+    if args.idle_expiry <= 0:
+        raise ValueError(f"--idle-expiry must be positive, got {args.idle_expiry}")
+    if args.max_rooms < 1:
+        raise ValueError(f"--max-rooms must be at least 1, got {args.max_rooms}")
+    for folder in [*args.strategies, *args.replays]:
+        if not folder.is_dir():
+            raise FileNotFoundError(f"no such folder: {folder}")
+
+    import uvicorn
+
+    from play.records import default_records_dir
+    from play.server import WS_MAX_SIZE, ServerConfig, create_app
+
+    records = args.records or default_records_dir()
+    config = ServerConfig(
+        strategies=list(args.strategies),
+        records=records,
+        replays=list(args.replays),
+        max_rooms=args.max_rooms,
+        idle_expiry=args.idle_expiry,
+    )
+    app = create_app(config)
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=args.host, port=args.port, ws_max_size=WS_MAX_SIZE, log_level="warning")
+    )
+
+    def announce() -> None:
+        while not server.started:
+            if server.should_exit:
+                return
+            threading.Event().wait(0.05)
+        port = server.servers[0].sockets[0].getsockname()[1] if server.servers else args.port
+        url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '') else args.host}:{port}/"
+        print(f"dw play: serving {url} (records in {records}); Ctrl+C stops", flush=True)
+        if not args.no_browser:
+            webbrowser.open(url)
+
+    threading.Thread(target=announce, daemon=True).start()
+    server.run()
+    return 0

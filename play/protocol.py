@@ -1,0 +1,127 @@
+"""The websocket protocol's client messages: parsing and validation, before anything touches a room.
+
+Every frame is one JSON object with a ``type`` (docs/PLAY.md, "Websocket protocol"). :func:`parse`
+returns a :class:`Message` or raises :class:`play.games.InputError` naming what was wrong and what is
+allowed; it checks size, JSON, the type and the generic fields (``id``, ``room``, ``token``, ``seat``,
+``ply``, ``speed``). Game-specific fields (cells, actions) are checked by the game's adapter.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from play.games import JSON, InputError
+
+#: the largest text frame accepted, in bytes (UTF-8)
+MAX_MESSAGE_BYTES = 4096
+#: AI speed name -> seconds between AI moves (manual 11.9: normal, fast, instant)
+AI_SPEEDS: dict[str, float] = {"normal": 0.8, "fast": 0.25, "instant": 0.0}
+#: game inputs with their own message type (Domain Wheel's); other games use {"type": "input", "action": ...}
+INPUT_TYPES: dict[str, str] = {"move": "move", "pass": "pass", "end_request": "end_request"}
+#: message type -> (required fields, optional fields); ``id`` is allowed on every message
+FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "hello": (("room",), ("token", "seat")),
+    "select": (("cell",), ()),
+    "move": (("from", "to"), ("ply",)),
+    "pass": ((), ("ply",)),
+    "end_request": ((), ("ply",)),
+    "input": (("action",), ("from", "to", "ply", "cell")),
+    "set_speed": (("speed",), ()),
+    "sync": ((), ()),
+    "ping": ((), ()),
+}
+MESSAGE_TYPES: tuple[str, ...] = tuple(FIELDS)
+
+
+@dataclass
+class Message:
+    """One validated client message: its type, its fields (``type`` and ``id`` removed) and its id."""
+
+    type: str
+    fields: JSON = field(default_factory=dict)
+    id: str | int | None = None
+
+    @property
+    def is_input(self) -> bool:
+        return self.type in INPUT_TYPES or self.type == "input"
+
+    def game_input(self) -> JSON:
+        """Return the game input of an input message: ``{"action": ..., ...}``."""
+        if self.type == "input":
+            return dict(self.fields)
+        return {"action": INPUT_TYPES[self.type], **self.fields}
+
+
+def brief(value: Any, limit: int = 60) -> str:
+    """Return a short JSON rendering of a received value for an error message."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = type(value).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def parse(text: str | bytes) -> Message:
+    """Return the validated message in one websocket frame; InputError otherwise (nothing else changes)."""
+    size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", errors="replace"))
+    if size > MAX_MESSAGE_BYTES:
+        raise InputError("too_large", f"message of {size} bytes exceeds the limit of {MAX_MESSAGE_BYTES} bytes")
+    try:
+        data = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError("bad_json", f"message is not valid JSON ({exc})") from None
+    return validate(data)
+
+
+def validate(data: Any) -> Message:
+    """Return the message for a decoded JSON value; InputError naming the first problem."""
+    if not isinstance(data, dict):
+        raise InputError("bad_json", f"a message must be a JSON object with a 'type', got {brief(data)}")
+    msg_id = data.get("id")
+    if msg_id is not None and (isinstance(msg_id, bool) or not isinstance(msg_id, str | int) or len(str(msg_id)) > 64):
+        raise InputError(
+            "bad_message", f"field 'id' must be a string or integer of at most 64 characters, got {brief(msg_id)}"
+        )
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind not in FIELDS:
+        raise InputError("unknown_type", f"unknown message type {brief(kind)}", allowed=list(MESSAGE_TYPES))
+    required, optional = FIELDS[kind]
+    fields = {k: v for k, v in data.items() if k not in ("type", "id")}
+    for key in fields:
+        if key not in required and key not in optional:
+            raise InputError(
+                "bad_message",
+                f"unknown field {brief(key)} in a {kind!r} message",
+                allowed=list(required + optional + ("type", "id")),
+            )
+    for key in required:
+        if key not in fields:
+            raise InputError("bad_message", f"a {kind!r} message needs the field {key!r}", allowed=list(required))
+    _check_generic(kind, fields)
+    return Message(kind, fields, msg_id)
+
+
+def _check_generic(kind: str, fields: JSON) -> None:
+    for key in ("room", "token"):
+        if key in fields and (not isinstance(fields[key], str) or not 0 < len(fields[key]) <= 128):
+            raise InputError("bad_message", f"field {key!r} must be a non-empty string, got {brief(fields[key])}")
+    if "seat" in fields and (isinstance(fields["seat"], bool) or not isinstance(fields["seat"], int)):
+        raise InputError("bad_message", f"field 'seat' must be an integer, got {brief(fields['seat'])}")
+    if "ply" in fields:
+        ply = fields["ply"]
+        if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
+            raise InputError("bad_message", f"field 'ply' must be a non-negative integer, got {brief(ply)}")
+    if kind == "set_speed" and fields["speed"] not in AI_SPEEDS:
+        raise InputError("bad_message", f"unknown AI speed {brief(fields['speed'])}", allowed=list(AI_SPEEDS))
+    if kind == "input" and not isinstance(fields["action"], str):
+        raise InputError("bad_message", f"field 'action' must be a string, got {brief(fields['action'])}")
+
+
+def error(exc: InputError, re: str | int | None = None) -> JSON:
+    """Return the ``error`` message for a refused request."""
+    out: JSON = {"type": "error", **exc.to_json()}
+    if re is not None:
+        out["re"] = re
+    return out

@@ -1,0 +1,488 @@
+"""Rooms: one game each, its seats (humans with secret tokens, AIs), connections, AI turns and expiry.
+
+Game-agnostic: a room holds a :class:`play.games.GameSession` and talks to it only through that
+interface. State changes happen under the room's asyncio lock, one at a time; an AI decision runs in a
+worker thread on a copy of the state (``session.ai_snapshot()``) and is applied only if the game has not
+moved meanwhile. AI seats move while at least one client is connected to the room, with the room's
+delay (AI speed, manual 11.9) between moves.
+
+A human seat's token is ``secrets.token_urlsafe(32)``, compared with :func:`hmac.compare_digest`;
+whoever presents it holds the seat (a newer connection replaces an older one: reconnecting resumes the
+seat). Nobody can act for a seat whose token they do not hold, and spectators cannot act at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from play import protocol
+from play.games import JSON, GameAdapter, GameSession, InputError
+from play.records import RecordStore
+from play.strategies import Catalogue
+
+log = logging.getLogger("play.rooms")
+
+NAME_LENGTH = 24
+DEFAULT_MAX_ROOMS = 200
+DEFAULT_IDLE_EXPIRY = 1800.0
+
+
+class Connection:
+    """One client socket as the rooms see it: a way to send text and to close, plus who it is."""
+
+    def __init__(self, send_text: Callable[[str], Awaitable[None]], close: Callable[[int], Awaitable[None]]) -> None:
+        self._send_text = send_text
+        self._close = close
+        self.room: Room | None = None
+        self.seat: int | None = None
+        self.closed = False
+
+    async def send(self, message: JSON | str) -> None:
+        """Send one message; a socket that fails is marked closed (its reader will clean up)."""
+        if self.closed:
+            return
+        text = message if isinstance(message, str) else json.dumps(message)
+        try:
+            await self._send_text(text)
+        except Exception:  # noqa: BLE001 - a dead client must never break a room
+            self.closed = True
+
+    async def close(self, code: int = 1000) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        with contextlib.suppress(Exception):
+            await self._close(code)
+
+
+@dataclass
+class Seat:
+    """A seat of a room: a human (with a token and maybe a connection) or an AI (with its policy)."""
+
+    index: int
+    type: str
+    name: str
+    strategy: str | None = None
+    strategy_name: str | None = None
+    token: str | None = None
+    policy: Any = None
+    conn: Connection | None = None
+    ever_connected: bool = False
+
+    def summary(self) -> JSON:
+        return {
+            "seat": self.index,
+            "type": self.type,
+            "name": self.name,
+            "strategy": self.strategy,
+            "strategy_name": self.strategy_name,
+            "connected": self.type == "ai" or self.conn is not None,
+        }
+
+
+@dataclass
+class Room:
+    """One game with its seats, connections and AI driver."""
+
+    id: str
+    adapter: GameAdapter
+    options: Any
+    session: GameSession
+    seats: list[Seat]
+    speed: str = "normal"
+    created: float = field(default_factory=time.time)
+    idle_since: float = field(default_factory=time.monotonic)
+    spectators: set[Connection] = field(default_factory=set)
+    record_id: str | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    ai_task: asyncio.Task[None] | None = None
+    _state: JSON | None = None
+
+    def connections(self) -> list[Connection]:
+        conns = [s.conn for s in self.seats if s.conn is not None]
+        return conns + list(self.spectators)
+
+    def status(self) -> str:
+        if self.session.over:
+            return "over"
+        if any(s.type == "human" and not s.ever_connected for s in self.seats):
+            return "waiting"
+        return "playing"
+
+    def summary(self) -> JSON:
+        return {
+            "room": self.id,
+            "game": self.adapter.game_id,
+            "title": self.adapter.title,
+            "options": self.options.to_dict() if hasattr(self.options, "to_dict") else self.options,
+            "layout": self.adapter.layout(self.options).get("key"),
+            "seats": [s.summary() for s in self.seats],
+            "spectators": len(self.spectators),
+            "ai_speed": self.speed,
+            "status": self.status(),
+            "ply": self.session.ply,
+            "turn": self.session.turn,
+            "over": self.session.over,
+            "record": self.record_id,
+            "created": self.created,
+        }
+
+    def state(self) -> JSON:
+        """Return the current state view (computed once per state)."""
+        if self._state is None or self._state.get("ply") != self.session.ply:
+            self._state = self.session.view()
+        return self._state
+
+
+def record_players(seats: list[Seat]) -> list[str]:
+    """Return each seat's entry for the game record: the AI's strategy id, or ``human:NAME``."""
+    return [s.strategy if s.type == "ai" and s.strategy else f"human:{s.name}" for s in seats]
+
+
+def _name(value: Any, default: str, where: str) -> str:
+    if value is None:
+        return default
+    if not isinstance(value, str) or not 0 < len(value.strip()) <= NAME_LENGTH or not value.isprintable():
+        raise InputError(
+            "bad_message",
+            f"{where}: a name must be 1-{NAME_LENGTH} printable characters, got {protocol.brief(value)}",
+        )
+    return value.strip()
+
+
+class RoomManager:
+    """All rooms of a server: creation, joining, messages, AI turns, finished records and expiry."""
+
+    def __init__(
+        self,
+        catalogue: Catalogue,
+        records: RecordStore,
+        *,
+        max_rooms: int = DEFAULT_MAX_ROOMS,
+        idle_expiry: float = DEFAULT_IDLE_EXPIRY,
+        ai_workers: int = 4,
+    ) -> None:
+        self.catalogue = catalogue
+        self.records = records
+        self.max_rooms = max_rooms
+        self.idle_expiry = idle_expiry
+        self.rooms: dict[str, Room] = {}
+        self.executor = ThreadPoolExecutor(max_workers=ai_workers, thread_name_prefix="play-ai")
+        self._sweeper: asyncio.Task[None] | None = None
+
+    # ---- lifecycle -----------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the expiry sweeper (call from the running event loop)."""
+        if self._sweeper is None:
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweep_loop())
+
+    async def shutdown(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        for room in list(self.rooms.values()):
+            await self._close_room(room, "shutdown")
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    async def _sweep_loop(self) -> None:
+        interval = max(0.05, min(30.0, self.idle_expiry / 4))
+        while True:
+            await asyncio.sleep(interval)
+            await self.sweep()
+
+    async def sweep(self) -> list[str]:
+        """Remove rooms nobody has been connected to for ``idle_expiry`` seconds; return their ids."""
+        now = time.monotonic()
+        expired = [r for r in self.rooms.values() if not r.connections() and now - r.idle_since >= self.idle_expiry]
+        for room in expired:
+            await self._close_room(room, "expired")
+        return [r.id for r in expired]
+
+    async def _close_room(self, room: Room, reason: str) -> None:
+        self.rooms.pop(room.id, None)
+        if room.ai_task is not None:
+            room.ai_task.cancel()
+        for conn in room.connections():
+            await conn.send({"type": "bye", "reason": reason})
+            await conn.close(1001)
+
+    # ---- creation ------------------------------------------------------------------------
+    async def create(self, body: Any, adapter_for: Callable[[Any], GameAdapter]) -> JSON:
+        """Create a room from a ``POST /api/rooms`` body; return the answer with every human seat's token."""
+        if not isinstance(body, dict):
+            raise InputError("bad_message", f"the body must be a JSON object, got {protocol.brief(body)}")
+        allowed = ("game", "options", "seats", "ai_speed", "seed")
+        for key in body:
+            if key not in allowed:
+                raise InputError("bad_message", f"unknown field {protocol.brief(key)}", allowed=list(allowed))
+        if len(self.rooms) >= self.max_rooms:
+            raise InputError("room_full", f"the server already holds {len(self.rooms)} rooms (limit {self.max_rooms})")
+        adapter = adapter_for(body.get("game", "domain_wheel"))
+        options = adapter.parse_options(body.get("options"))
+        speed = body.get("ai_speed", "normal")
+        if speed not in protocol.AI_SPEEDS:
+            raise InputError(
+                "bad_message", f"unknown ai_speed {protocol.brief(speed)}", allowed=list(protocol.AI_SPEEDS)
+            )
+        seed = body.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
+            raise InputError("bad_message", f"seed must be a non-negative integer, got {protocol.brief(seed)}")
+        seats = self._parse_seats(body.get("seats"), adapter)
+        loop = asyncio.get_running_loop()
+        base = secrets.randbits(31) if seed is None else seed
+        for seat in seats:
+            if seat.type == "ai":
+                spec = self.catalogue.get(seat.strategy).spec
+                try:
+                    seat.policy = await loop.run_in_executor(
+                        self.executor, adapter.make_policy, spec, base + seat.index
+                    )
+                except Exception as exc:  # noqa: BLE001 - a broken file must be reported, not crash the server
+                    raise InputError(
+                        "unknown_strategy", f"seat {seat.index}: strategy {seat.strategy!r} failed to load: {exc}"
+                    ) from None
+        if len(self.rooms) >= self.max_rooms:  # checked again: loading may have taken a while
+            raise InputError("room_full", f"the server already holds {len(self.rooms)} rooms (limit {self.max_rooms})")
+        room_id = secrets.token_urlsafe(6)
+        while room_id in self.rooms:
+            room_id = secrets.token_urlsafe(6)
+        room = Room(room_id, adapter, options, adapter.new_session(options, record_players(seats)), seats, speed)
+        self.rooms[room_id] = room
+        self._ensure_ai(room)
+        answer_seats = []
+        for seat in seats:
+            entry: JSON = {"seat": seat.index, "type": seat.type, "name": seat.name}
+            if seat.type == "human":
+                entry["token"] = seat.token
+                entry["link"] = f"/#room={room_id}&seat={seat.index}&token={seat.token}"
+            else:
+                entry["strategy"] = seat.strategy
+            answer_seats.append(entry)
+        return {"room": room_id, "seats": answer_seats, "spectate": f"/#room={room_id}", "summary": room.summary()}
+
+    def _parse_seats(self, value: Any, adapter: GameAdapter) -> list[Seat]:
+        count = len(adapter.seat_names)
+        if not isinstance(value, list) or len(value) != count:
+            raise InputError(
+                "bad_message", f"seats must be a list of {count} seat objects, got {protocol.brief(value)}"
+            )
+        seats = []
+        for i, entry in enumerate(value):
+            where = f"seats[{i}]"
+            if not isinstance(entry, dict):
+                raise InputError("bad_message", f"{where} must be an object, got {protocol.brief(entry)}")
+            for key in entry:
+                if key not in ("type", "name", "strategy"):
+                    raise InputError(
+                        "bad_message", f"{where}: unknown field {protocol.brief(key)}", ["type", "name", "strategy"]
+                    )
+            kind = entry.get("type")
+            if kind == "human":
+                if "strategy" in entry:
+                    raise InputError("bad_message", f"{where}: a human seat takes no strategy")
+                default = adapter.menu()["seats"][i]["display_name"]
+                seats.append(
+                    Seat(i, "human", _name(entry.get("name"), default, where), token=secrets.token_urlsafe(32))
+                )
+            elif kind == "ai":
+                strategy = self.catalogue.get(entry.get("strategy"))
+                name = _name(entry.get("name"), strategy.display_name[:NAME_LENGTH], where)
+                seats.append(Seat(i, "ai", name, strategy.id, strategy.display_name))
+            else:
+                raise InputError(
+                    "bad_message", f"{where}: type must be human or ai, got {protocol.brief(kind)}", ["human", "ai"]
+                )
+        return seats
+
+    # ---- connections ---------------------------------------------------------------------
+    async def handle_text(self, conn: Connection, text: str | bytes) -> None:
+        """Handle one frame from a client; every refusal is answered with an error message."""
+        msg_id = None
+        try:
+            message = protocol.parse(text)
+            msg_id = message.id
+            await self._dispatch(conn, message)
+        except InputError as exc:
+            await conn.send(protocol.error(exc, msg_id))
+            if exc.code == "bad_token":
+                await conn.close(4403)
+
+    async def _dispatch(self, conn: Connection, message: protocol.Message) -> None:
+        if message.type == "ping":
+            await conn.send(_with_re({"type": "pong"}, message.id))
+            return
+        if message.type == "hello":
+            await self.join(conn, message)
+            return
+        room = conn.room
+        if room is None or room.id not in self.rooms:
+            raise InputError("not_joined", "send a 'hello' with a room (and a seat token to play) first")
+        if message.type == "sync":
+            await conn.send(_with_re({"type": "state", "state": room.state(), "room": room.summary()}, message.id))
+            return
+        seat = conn.seat
+        if seat is None or room.seats[seat].conn is not conn:
+            raise InputError("spectator", "spectators watch only; an invite link with a seat token is needed to play")
+        if message.type == "set_speed":
+            room.speed = message.fields["speed"]
+            room.wake.set()
+            await self.broadcast(room, {"type": "room", "room": room.summary()})
+            return
+        if message.type == "select":
+            async with room.lock:
+                answer = room.session.select(seat, message.fields)
+            await conn.send(_with_re({"type": "destinations", **answer}, message.id))
+            return
+        if message.is_input:
+            await self._human_input(room, conn, seat, message)
+            return
+        raise InputError("unknown_type", f"unknown message type {message.type!r}", list(protocol.MESSAGE_TYPES))
+
+    async def join(self, conn: Connection, message: protocol.Message) -> None:
+        """Join ``conn`` to a room: as the seat its token opens, or as a spectator without a token."""
+        if conn.room is not None:
+            raise InputError("already_joined", f"this connection is already in room {conn.room.id}")
+        room = self.rooms.get(message.fields["room"])
+        if room is None:
+            raise InputError("no_such_room", f"no room {protocol.brief(message.fields['room'])} (it may have expired)")
+        token = message.fields.get("token")
+        seat_index: int | None = None
+        if token is not None:
+            matches = [
+                s.index
+                for s in room.seats
+                if s.token is not None and hmac.compare_digest(s.token.encode(), token.encode())
+            ]
+            wanted = message.fields.get("seat")
+            if not matches or (wanted is not None and wanted != matches[0]):
+                raise InputError("bad_token", "this token does not open that seat of this room")
+            seat_index = matches[0]
+        conn.room = room
+        conn.seat = seat_index
+        if seat_index is None:
+            room.spectators.add(conn)
+        else:
+            seat = room.seats[seat_index]
+            old, seat.conn, seat.ever_connected = seat.conn, conn, True
+            if old is not None and old is not conn:
+                old.room = None
+                await old.send({"type": "bye", "reason": "replaced"})
+                await old.close(4000)
+        welcome = {
+            "type": "welcome",
+            "role": "spectator" if seat_index is None else "player",
+            "seat": seat_index,
+            "room": room.summary(),
+            "layout": room.adapter.layout(room.options),
+            "state": room.state(),
+        }
+        await conn.send(_with_re(welcome, message.id))
+        await self.broadcast(room, {"type": "room", "room": room.summary()}, skip=conn)
+        room.wake.set()
+
+    async def leave(self, conn: Connection) -> None:
+        """Forget a closed connection; its seat waits for it (the room expires if nobody is left)."""
+        conn.closed = True
+        room = conn.room
+        if room is None:
+            return
+        conn.room = None
+        room.spectators.discard(conn)
+        if conn.seat is not None and room.seats[conn.seat].conn is conn:
+            room.seats[conn.seat].conn = None
+        if not room.connections():
+            room.idle_since = time.monotonic()
+        if room.id in self.rooms:
+            await self.broadcast(room, {"type": "room", "room": room.summary()})
+
+    async def broadcast(self, room: Room, message: JSON, skip: Connection | None = None) -> None:
+        text = json.dumps(message)
+        targets = [c for c in room.connections() if c is not skip]
+        await asyncio.gather(*(c.send(text) for c in targets))
+
+    async def _broadcast_state(self, room: Room, sender: Connection | None = None, re: Any = None) -> None:
+        message = {"type": "state", "state": room.state(), "room": room.summary()}
+        text = json.dumps(message)
+        sends = []
+        for c in room.connections():
+            sends.append(c.send(json.dumps({**message, "re": re}) if c is sender and re is not None else text))
+        await asyncio.gather(*sends)
+
+    # ---- moves ---------------------------------------------------------------------------
+    async def _human_input(self, room: Room, conn: Connection, seat: int, message: protocol.Message) -> None:
+        async with room.lock:
+            session = room.session
+            action = session.parse_input(seat, message.game_input())
+            ply = message.fields.get("ply")
+            if ply is not None and ply != session.ply:
+                raise InputError("stale", f"the game is at ply {session.ply}, not {ply}; sync and retry", session.ply)
+            session.apply(action)
+            await self._after_action(room)
+        await self._broadcast_state(room, conn, message.id)
+        room.wake.set()
+
+    async def _after_action(self, room: Room) -> None:
+        """Save the record once the game ends (called under the room lock)."""
+        if room.session.over and room.record_id is None:
+            record = room.session.record()
+            try:
+                room.record_id = await asyncio.to_thread(self.records.save, record, room.id)
+            except OSError as exc:
+                log.warning("room %s: could not save its record: %s", room.id, exc)
+                room.record_id = ""
+
+    def _ensure_ai(self, room: Room) -> None:
+        if any(s.type == "ai" for s in room.seats) and room.ai_task is None:
+            room.ai_task = asyncio.get_running_loop().create_task(self._ai_loop(room))
+
+    async def _ai_loop(self, room: Room) -> None:
+        """Play the AI seats' turns while someone watches (each decision off the event loop)."""
+        loop = asyncio.get_running_loop()
+        while room.id in self.rooms and not room.session.over:
+            seat_index = room.session.turn
+            if seat_index is None or room.seats[seat_index].type != "ai" or not room.connections():
+                room.wake.clear()
+                await room.wake.wait()
+                continue
+            delay = protocol.AI_SPEEDS[room.speed]
+            if delay > 0:
+                await asyncio.sleep(delay)
+            else:
+                await asyncio.sleep(0)
+            session, seat = room.session, room.seats[seat_index]
+            ply = session.ply
+            snapshot = session.ai_snapshot()
+            try:
+                action = await loop.run_in_executor(self.executor, session.ai_action, seat.policy, snapshot, seat_index)
+            except Exception:  # noqa: BLE001 - a failing AI passes rather than stopping the room
+                log.exception("room %s: the AI of seat %d failed; it passes", room.id, seat_index)
+                action = None
+            async with room.lock:
+                if room.session.ply != ply or room.session.turn != seat_index:
+                    continue
+                try:
+                    session.apply(action if action is not None else session.parse_input(seat_index, {"action": "pass"}))
+                except InputError as exc:
+                    log.warning(
+                        "room %s: the AI of seat %d chose an illegal action (%s); it passes", room.id, seat_index, exc
+                    )
+                    session.apply(session.parse_input(seat_index, {"action": "pass"}))
+                await self._after_action(room)
+            await self._broadcast_state(room)
+        room.ai_task = None
+
+
+def _with_re(message: JSON, re: Any) -> JSON:
+    if re is not None:
+        message["re"] = re
+    return message

@@ -1,0 +1,278 @@
+"""The play server's ASGI app: the page and its assets, the JSON API and the websocket (docs/PLAY.md).
+
+:func:`create_app` builds a Starlette app around one :class:`play.rooms.RoomManager`; ``dw play``
+serves it with uvicorn. Every refusal is a JSON error naming what was wrong; assets are served only
+from inside ``play/static`` (no traversal, no symlink leaving the folder).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import mimetypes
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from play import games, protocol
+from play.games import JSON, InputError
+from play.records import RecordStore, default_records_dir
+from play.rooms import DEFAULT_IDLE_EXPIRY, DEFAULT_MAX_ROOMS, NAME_LENGTH, Connection, RoomManager
+from play.strategies import Catalogue
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+#: the largest HTTP request body accepted (bytes)
+MAX_BODY_BYTES = 16 * 1024
+#: the largest websocket frame the transport accepts at all; protocol.MAX_MESSAGE_BYTES is the app's limit
+WS_MAX_SIZE = 64 * 1024
+_STATUS = {
+    "not_found": 404,
+    "no_such_room": 404,
+    "method_not_allowed": 405,
+    "too_large": 413,
+    "room_full": 503,
+    "bad_token": 403,
+    "game_over": 409,
+}
+_PLACEHOLDER = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Domain Wheel</title></head>
+<body><h1>Domain Wheel</h1><p>The page (play/static/index.html) is not installed; the API is at /api/menu.</p>
+</body></html>"""
+
+mimetypes.add_type("text/javascript", ".js")
+mimetypes.add_type("text/javascript", ".mjs")
+mimetypes.add_type("text/css", ".css")
+mimetypes.add_type("application/json", ".json")
+mimetypes.add_type("image/svg+xml", ".svg")
+
+
+@dataclass
+class ServerConfig:
+    """What ``dw play`` passes to the app."""
+
+    strategies: list[Path] = field(default_factory=list)
+    records: Path | None = None
+    replays: list[Path] = field(default_factory=list)
+    max_rooms: int = DEFAULT_MAX_ROOMS
+    idle_expiry: float = DEFAULT_IDLE_EXPIRY
+    static_dir: Path = STATIC_DIR
+    ai_workers: int = 4
+
+
+def error_response(exc: InputError, status: int | None = None) -> JSONResponse:
+    return JSONResponse({"error": exc.to_json()}, status_code=status or _STATUS.get(exc.code, 400))
+
+
+async def read_json(request: Request) -> Any:
+    """Return the request's JSON body (at most MAX_BODY_BYTES); InputError otherwise."""
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+        raise InputError("too_large", f"request body of {length} bytes exceeds the limit of {MAX_BODY_BYTES}")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise InputError("too_large", f"request body exceeds the limit of {MAX_BODY_BYTES} bytes")
+        chunks.append(chunk)
+    try:
+        return json.loads(b"".join(chunks) or b"null")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError("bad_json", f"the body is not valid JSON ({exc})") from None
+
+
+def static_path(root: Path, relative: str) -> Path:
+    """Return the file under ``root`` that ``relative`` names; InputError ``not_found`` for anything else."""
+    base = root.resolve()
+    parts = relative.split("/")
+    if not relative or any(p in ("", ".", "..") or "\\" in p or "\x00" in p or p.startswith(".") for p in parts):
+        raise InputError("not_found", f"no asset {protocol.brief(relative)}")
+    try:
+        real = base.joinpath(*parts).resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise InputError("not_found", f"no asset {protocol.brief(relative)}") from None
+    if not real.is_relative_to(base) or not real.is_file():
+        raise InputError("not_found", f"no asset {protocol.brief(relative)}")
+    return real
+
+
+def create_app(config: ServerConfig | None = None) -> Starlette:
+    """Return the ASGI app (rooms live in ``app.state.manager``)."""
+    cfg = config or ServerConfig()
+    catalogue = Catalogue(cfg.strategies)
+    store = RecordStore(cfg.records or default_records_dir(), cfg.replays)
+    manager = RoomManager(
+        catalogue, store, max_rooms=cfg.max_rooms, idle_expiry=cfg.idle_expiry, ai_workers=cfg.ai_workers
+    )
+
+    def api(handler: Any) -> Any:
+        @functools.wraps(handler)
+        async def wrapped(request: Request) -> Response:
+            try:
+                result = await handler(request)
+            except InputError as exc:
+                return error_response(exc)
+            return result if isinstance(result, Response) else JSONResponse(result)
+
+        return wrapped
+
+    async def index(request: Request) -> Response:
+        page = cfg.static_dir / "index.html"
+        if page.is_file():
+            return FileResponse(page, media_type="text/html", headers={"Cache-Control": "no-cache"})
+        return HTMLResponse(_PLACEHOLDER)
+
+    @api
+    async def static(request: Request) -> Response:
+        path = static_path(cfg.static_dir, request.path_params["path"])
+        media = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        return FileResponse(path, media_type=media, headers={"Cache-Control": "no-cache"})
+
+    @api
+    async def menu(request: Request) -> JSON:
+        return {
+            "games": [a.menu() for a in games.available()],
+            "strategies": [s.to_json() for s in catalogue.entries()],
+            "ai_speeds": protocol.AI_SPEEDS,
+            "default_names": [s["display_name"] for s in games.get("domain_wheel").menu()["seats"]],
+            "limits": {
+                "max_rooms": manager.max_rooms,
+                "rooms": len(manager.rooms),
+                "name_length": NAME_LENGTH,
+                "message_bytes": protocol.MAX_MESSAGE_BYTES,
+                "idle_expiry_s": manager.idle_expiry,
+            },
+        }
+
+    @api
+    async def strategies(request: Request) -> JSON:
+        return {"strategies": [s.to_json() for s in catalogue.entries()]}
+
+    @api
+    async def layout(request: Request) -> JSON:
+        query = dict(request.query_params)
+        adapter = games.get(query.pop("game", "domain_wheel"))
+        options: JSON = {}
+        for key, value in query.items():
+            low = value.lower()
+            options[key] = low == "true" if low in ("true", "false") else int(value) if _is_int(value) else value
+        return adapter.layout(adapter.parse_options(options))
+
+    @api
+    async def rooms(request: Request) -> Response | JSON:
+        if request.method == "POST":
+            body = await read_json(request)
+            return JSONResponse(await manager.create(body, games.get), status_code=201)
+        return {"rooms": [r.summary() for r in manager.rooms.values()]}
+
+    @api
+    async def room(request: Request) -> JSON:
+        found = manager.rooms.get(request.path_params["room"])
+        if found is None:
+            raise InputError("no_such_room", f"no room {protocol.brief(request.path_params['room'])}")
+        return found.summary()
+
+    @api
+    async def tutorial(request: Request) -> JSON:
+        data = games.get("domain_wheel").tutorial()
+        return {**data, "steps": [_light_step(s) for s in data["steps"]]}
+
+    @api
+    async def tutorial_step(request: Request) -> JSON:
+        sid = request.path_params["step"]
+        for step in games.get("domain_wheel").tutorial()["steps"]:
+            if step["id"] == sid:
+                found: JSON = step
+                return found
+        ids = [s["id"] for s in games.get("domain_wheel").tutorial()["steps"]]
+        raise InputError("not_found", f"no tutorial step {protocol.brief(sid)}", allowed=ids)
+
+    @api
+    async def records(request: Request) -> JSON:
+        return store.listing(games.get("domain_wheel"))
+
+    @api
+    async def record(request: Request) -> JSON:
+        rid = request.path_params["rid"]
+        adapter = games.get("domain_wheel")
+        if "/ply/" in rid:
+            rid, _, ply_text = rid.rpartition("/ply/")
+            if not _is_int(ply_text):
+                raise InputError("bad_ply", f"ply must be an integer, got {protocol.brief(ply_text)}")
+            _, cursor = store.open(adapter, rid)
+            return adapter.replay_view(cursor, int(ply_text))
+        summary, cursor = store.open(adapter, rid)
+        options = summary.get("options") or {}
+        summary["layout"] = adapter.layout(adapter.parse_options(options))
+        return summary
+
+    async def websocket(ws: WebSocket) -> None:
+        await ws.accept()
+
+        async def close(code: int) -> None:
+            await ws.close(code)
+
+        conn = Connection(ws.send_text, close)
+        try:
+            while not conn.closed:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
+                if text is None:
+                    await conn.send(
+                        protocol.error(InputError("bad_json", "binary frames are not accepted; send JSON text"))
+                    )
+                    continue
+                await manager.handle_text(conn, text)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            await manager.leave(conn)
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        status = getattr(exc, "status_code", 404)
+        code = "method_not_allowed" if status == 405 else "not_found"
+        return error_response(InputError(code, f"{request.method} {request.url.path}: no such route"), status)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        manager.start()
+        yield
+        await manager.shutdown()
+
+    routes = [
+        Route("/", index),
+        Route("/static/{path:path}", static),
+        Route("/api/menu", menu),
+        Route("/api/strategies", strategies),
+        Route("/api/layout", layout),
+        Route("/api/rooms", rooms, methods=["GET", "POST"]),
+        Route("/api/rooms/{room}", room),
+        Route("/api/tutorial", tutorial),
+        Route("/api/tutorial/{step}", tutorial_step),
+        Route("/api/records", records),
+        Route("/api/records/{rid:path}", record),
+        WebSocketRoute("/ws", websocket),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HTTPException: not_found})
+    app.state.manager = manager
+    app.state.config = cfg
+    return app
+
+
+def _is_int(text: str) -> bool:
+    return text.lstrip("-").isdigit() and len(text) < 12
+
+
+def _light_step(step: JSON) -> JSON:
+    """Return a tutorial step without the per-action views (GET /api/tutorial/{id} has them)."""
+    actions = [{k: v for k, v in a.items() if k not in ("view", "log")} for a in step["actions"]]
+    return {**step, "actions": actions}

@@ -1,0 +1,118 @@
+"""The strategies a seat can take in the menu: the scripted AIs, checkpoints and exported packages.
+
+* scripted: every name of :mod:`policies.registry` (rule 10.1's six, in the original menu's order),
+  id = the registered name;
+* checkpoint: every ``*.pt`` file in the searched folders, id ``checkpoint:NAME.pt``; its card is the
+  model card ``NAME.md`` next to it (its first paragraph and its "Game" row are extracted);
+* package: every folder holding ``strategy.json`` (an exported strategy, policies/package.py), id
+  ``package:NAME``; its card is the manifest's description, game (trained and accepted options),
+  strength and provenance.
+
+Clients only ever send ids; ``Catalogue.get(id).spec`` maps an id back to the registered name or the file
+the server found, which :func:`policies.files.make_seat_policy` loads. No client-given path is loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from play.games import JSON, InputError
+from policies import registry
+
+#: the repository's shipped checkpoints, searched after the folders given on the command line
+DEFAULT_DIRS: tuple[Path, ...] = (Path(__file__).resolve().parents[1] / "checkpoints",)
+_CARD_LIMIT = 20_000
+_GAME_ROW = re.compile(r"^\|\s*Game\s*\|\s*(.+?)\s*\|\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One menu entry: the id clients send, its kind, display name, card and what loads it."""
+
+    id: str
+    kind: str
+    display_name: str
+    spec: str
+    card: JSON | None = None
+
+    def to_json(self) -> JSON:
+        return {"id": self.id, "kind": self.kind, "display_name": self.display_name, "card": self.card}
+
+
+def _model_card(pt: Path) -> JSON | None:
+    md = pt.with_suffix(".md")
+    if not md.is_file():
+        return None
+    text = md.read_text(encoding="utf-8", errors="replace")[:_CARD_LIMIT]
+    paragraphs = [p.strip() for p in text.split("\n\n") if p.strip() and not p.lstrip().startswith(("#", "|"))]
+    game = _GAME_ROW.search(text)
+    return {
+        "markdown": text,
+        "summary": " ".join(paragraphs[0].split()) if paragraphs else None,
+        "game": game.group(1) if game else None,
+    }
+
+
+def _package_card(folder: Path) -> tuple[str, JSON | None]:
+    try:
+        data = json.loads((folder / "strategy.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return folder.name, None
+    if not isinstance(data, dict):
+        return folder.name, None
+    name = str(data["name"]) if isinstance(data.get("name"), str) else folder.name
+    card: JSON = data["card"] if isinstance(data.get("card"), dict) else {}
+    if not card:  # a policies/package.py manifest: what it was trained on and how strong it is
+        keys = ("description", "display_names", "game", "strength", "provenance", "flavour")
+        card = {k: data[k] for k in keys if k in data}
+    text = json.dumps(card)
+    if len(text) > _CARD_LIMIT:
+        card = {"summary": text[:_CARD_LIMIT]}
+    return name, card
+
+
+def discover(dirs: list[Path] | tuple[Path, ...]) -> list[Strategy]:
+    """Return every strategy: the registered AIs, then checkpoints and packages found in ``dirs``."""
+    found = [Strategy(name, "scripted", registry.display_name(name), name) for name in registry.available()]
+    seen: set[str] = {s.id for s in found}
+    for directory in dirs:
+        if not directory.is_dir():
+            continue
+        for path in sorted(directory.iterdir()):
+            if path.is_file() and path.suffix.lower() == ".pt":
+                sid = f"checkpoint:{path.name}"
+                entry = Strategy(sid, "checkpoint", path.stem, str(path.resolve()), _model_card(path))
+            elif path.is_dir() and (path / "strategy.json").is_file():
+                sid = f"package:{path.name}"
+                name, card = _package_card(path)
+                entry = Strategy(sid, "package", name, str(path.resolve()), card)
+            else:
+                continue
+            if sid not in seen:  # the first folder wins a name clash (command-line folders come first)
+                seen.add(sid)
+                found.append(entry)
+    return found
+
+
+class Catalogue:
+    """The strategies a server offers, rediscovered on every listing (folders may change while it runs)."""
+
+    def __init__(self, dirs: list[Path] | None = None) -> None:
+        self.dirs = [Path(d) for d in (dirs or [])] + list(DEFAULT_DIRS)
+        self._last: list[Strategy] = discover(self.dirs)
+
+    def entries(self) -> list[Strategy]:
+        self._last = discover(self.dirs)
+        return self._last
+
+    def get(self, sid: Any) -> Strategy:
+        """Return the strategy of an id; InputError ``unknown_strategy`` listing the ids."""
+        for strategies in (self._last, None):
+            for s in strategies if strategies is not None else self.entries():
+                if s.id == sid:
+                    return s
+        raise InputError("unknown_strategy", f"unknown strategy {sid!r}", allowed=[s.id for s in self._last])
