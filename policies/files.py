@@ -2,7 +2,9 @@
 
 ``dw arena`` and other tools accept a *seat spec* wherever a strategy is expected. A spec that names a
 registered policy builds it with :func:`policies.registry.make`; anything else is taken as a file and
-loaded by :func:`load_policy_file`, which picks a loader by the file's suffix from :data:`LOADERS`.
+loaded by :func:`load_policy_file`, which picks a loader by the file's suffix from :data:`LOADERS`, or as a
+folder holding a ``strategy.json`` manifest (an exported strategy package, ``dw export``), loaded by
+:data:`PACKAGE_LOADER` without torch.
 
 Loaders are given as ``"module:function"`` strings and imported on first use, so that listing or checking
 specs never imports torch. A loader is called as ``function(path, seed)`` and returns a
@@ -25,6 +27,10 @@ from policies.registry import available, make
 LOADERS: dict[str, str] = {
     ".pt": "policies.network_policy:load",  # a dw train checkpoint (policies/checkpoint.py)
 }
+#: "module:function" loading a Policy from a strategy package folder (policies/package.py)
+PACKAGE_LOADER = "policies.onnx_policy:load"
+#: the file that marks a folder as a strategy package
+PACKAGE_MANIFEST = "strategy.json"
 
 
 def supported_suffixes() -> list[str]:
@@ -33,16 +39,30 @@ def supported_suffixes() -> list[str]:
 
 
 def _supported_text() -> str:
-    return ", ".join(supported_suffixes()) or "none yet (learned checkpoints arrive with dw train)"
+    return ", ".join(supported_suffixes()) + f", or a strategy package folder (with {PACKAGE_MANIFEST})"
+
+
+def _is_package(p: Path) -> bool:
+    return p.is_dir() and (p / PACKAGE_MANIFEST).is_file()
+
+
+def _call(target: str, path: Path, seed: int | None) -> Policy:
+    module, _, func = target.partition(":")
+    loader: Callable[[Path, int | None], Policy] = getattr(importlib.import_module(module), func)
+    return loader(path, seed)
 
 
 def load_policy_file(path: str | Path, seed: int | None = None) -> Policy:
-    """Return the policy stored in ``path``, seeded with ``seed``.
+    """Return the policy stored in ``path`` (a policy file or a strategy package folder), seeded with ``seed``.
 
     Raises FileNotFoundError if the file does not exist and ValueError naming the supported file types
     when no loader handles its suffix.
     """
     p = Path(path)
+    if _is_package(p):
+        return _call(PACKAGE_LOADER, p, seed)
+    if p.is_dir():
+        raise ValueError(f"{path}: a folder, but not a strategy package ({PACKAGE_MANIFEST} is missing)")
     if not p.is_file():
         raise FileNotFoundError(f"no such policy file: {path}")
     target = LOADERS.get(p.suffix.lower())
@@ -50,9 +70,7 @@ def load_policy_file(path: str | Path, seed: int | None = None) -> Policy:
         raise ValueError(
             f"{path}: no loader for this file type ({p.suffix or 'no suffix'}); supported: {_supported_text()}"
         )
-    module, _, func = target.partition(":")
-    loader: Callable[[Path, int | None], Policy] = getattr(importlib.import_module(module), func)
-    return loader(p, seed)
+    return _call(target, p, seed)
 
 
 def is_registered(spec: str) -> bool:
@@ -67,6 +85,10 @@ def check_seat_spec(spec: str) -> None:
     if is_registered(spec):
         return
     p = Path(spec)
+    if _is_package(p):
+        return
+    if p.is_dir():
+        raise ValueError(f"{spec}: a folder, but not a strategy package ({PACKAGE_MANIFEST} is missing)")
     if p.is_file():
         if p.suffix.lower() not in LOADERS:
             raise ValueError(

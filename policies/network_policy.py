@@ -18,13 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from dw_env.engine import END_REQUEST_MOVE, PASS_MOVE, Game, Move, kernel_tables, new_workspace
-from dw_env.envs.actions import frames_of
-from dw_env.envs.observation import CTRL_PHASE, CTRL_SELECTED, describe_observation, encode_observation
-from dw_env.envs.observation import new_encoder_workspace as encoder_workspace
+from dw_env.engine import Game, Move
 from dw_env.geometry import Geometry
 from dw_env.options import GameOptions
 from policies.base import Policy
+from policies.two_phase import TwoPhaseDriver
 
 
 class NetworkPolicy(Policy):
@@ -53,38 +51,17 @@ class NetworkPolicy(Policy):
         self._setup(self.trained_options)
 
     def _setup(self, options: GameOptions) -> None:
-        geometry = _geometry(options)
-        if geometry is not self.net.geometry:
-            self.net.set_geometry(geometry)
+        self.driver = TwoPhaseDriver(options)
+        if self.driver.geometry is not self.net.geometry:
+            self.net.set_geometry(self.driver.geometry)
         self.options = options
-        self._tables = kernel_tables(options)
-        self._frames = frames_of(geometry)
-        self._work = new_workspace(geometry)
-        self._enc_work = encoder_workspace(geometry.num_cells)
-        layout = describe_observation(options)
-        self._obs = np.zeros(layout.size, dtype=np.int8)
-        self._mask = np.zeros(layout.mask_size, dtype=np.int8)
-        self._ctrl = np.array([0, -1], dtype=np.int32)
 
-    def _choose(self, game: Game, seat: int) -> int:
-        """Return the action (in ``seat``'s frame) for the current control row."""
-        encode_observation(
-            self._tables,
-            self._frames.kernel_tables(),
-            game.board,
-            game.lands,
-            game.scalars,
-            self._ctrl,
-            seat,
-            self._work,
-            self._enc_work,
-            self._obs,
-            self._mask,
-        )
+    def _choose(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        """Return the action (in the seat's frame) for one encoded observation and its mask."""
         torch = self.torch
         with torch.no_grad():
-            logits, _ = self.net(torch.from_numpy(self._obs)[None])
-        logits = logits[0].masked_fill(torch.from_numpy(self._mask) == 0, float("-inf"))
+            logits, _ = self.net(torch.from_numpy(obs)[None])
+        logits = logits[0].masked_fill(torch.from_numpy(mask) == 0, float("-inf"))
         if self.greedy:
             return int(logits.argmax())
         p = logits.softmax(-1).double().numpy()
@@ -94,20 +71,7 @@ class NetworkPolicy(Policy):
         if game.options != self.options:
             self._check_map(game.options)
             self._setup(game.options)
-        if game.over:
-            return PASS_MOVE
-        c = game.geometry.num_cells
-        self._ctrl[CTRL_PHASE], self._ctrl[CTRL_SELECTED] = 0, -1
-        first = self._choose(game, seat)
-        if first == c:
-            return PASS_MOVE
-        if first == c + 1:
-            return END_REQUEST_MOVE
-        src = int(self._frames.cell_from_frame[seat, first])
-        self._ctrl[CTRL_PHASE], self._ctrl[CTRL_SELECTED] = 1, src
-        second = self._choose(game, seat)
-        self._ctrl[CTRL_PHASE], self._ctrl[CTRL_SELECTED] = 0, -1
-        return Move(src, int(self._frames.cell_from_frame[seat, second]))
+        return self.driver.act(game, seat, self._choose)
 
     def _check_map(self, options: GameOptions) -> None:
         trained = (self.trained_options.land_radius, self.trained_options.map_radius)

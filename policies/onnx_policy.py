@@ -1,0 +1,176 @@
+"""An exported strategy package in a seat: onnxruntime on the CPU, no torch.
+
+:func:`load` is the seat loader for package folders (``dw arena --lineup exports/small-agent,balanced,balanced``,
+:func:`policies.files.make_seat_policy`, the Gymnasium wrapper's opponents). The seat reads the package
+(:mod:`policies.package`), picks the graph made for the game's map, checks that graph against the manifest
+(input and output names, dtypes and shapes, metadata_props) and plays through the game's encoder
+(:data:`ENCODERS`, keyed by the observation layout; for Domain Wheel the two-phase driver of
+:mod:`policies.two_phase`). Nothing else here knows the game.
+
+Play is greedy by default (the graph's own argmax); ``greedy=False`` samples from the masked logits with the
+seat's seed, like :class:`policies.network_policy.NetworkPolicy`, so arena results depend on the seed alone.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dw_env.engine import Game, Move
+from policies.base import Policy
+from policies.package import GraphSpec, Package, PackageError, TensorSpec, graph_bytes, read_package
+
+#: observation layout -> "module:Class" of the encoder/driver that plays a turn through a graph. The class is
+#: built as ``Class(options)`` and provides ``act(game, seat, choose) -> Move``; its module provides
+#: ``GAME``, ``RULES_VERSION`` and ``map_key(options) -> dict`` (the options that select a graph).
+ENCODERS: Final[dict[str, str]] = {
+    "dw-obs-v1": "policies.two_phase:TwoPhaseDriver",
+}
+
+_NUMPY: Final = {"int8": np.int8, "int64": np.int64, "float32": np.float32}
+_ORT_TYPES: Final = {"tensor(int8)": "int8", "tensor(int64)": "int64", "tensor(float)": "float32"}
+
+
+class OnnxGraph:
+    """One graph of a package on onnxruntime's CPU provider, checked against its manifest entry."""
+
+    def __init__(self, package: Package, spec: GraphSpec) -> None:
+        import onnxruntime as ort
+
+        self.spec = spec
+        self.file = package.folder / spec.file
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1  # one decision at a time: threads would only contend
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(
+                graph_bytes(package.folder, spec), options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own types for damaged graphs
+            raise PackageError(f"{self.file}: not a readable ONNX graph ({exc})") from None
+        self._check(package)
+        obs, mask = spec.tensor("observation"), spec.tensor("mask")
+        assert obs is not None and mask is not None  # validate_manifest guarantees the roles
+        self._obs, self._mask = obs, mask
+        self._obs_dtype, self._mask_dtype = _NUMPY[obs.dtype], _NUMPY[mask.dtype]
+        logits, action = spec.tensor("logits"), spec.tensor("action")
+        assert action is not None
+        self._fetch = [action.name] + ([logits.name] if logits is not None else [])
+        self.has_logits = logits is not None
+
+    def _check(self, package: Package) -> None:
+        found = self.session.get_modelmeta().custom_metadata_map
+        for key, expected in package.metadata(self.spec).items():
+            if found.get(key) != expected:
+                raise PackageError(
+                    f"{self.file}: metadata {key!r} is {found.get(key)!r}, the manifest says {expected!r} "
+                    f"(graph and manifest disagree)"
+                )
+        for kind, declared, actual in (
+            ("input", self.spec.inputs, self.session.get_inputs()),
+            ("output", self.spec.outputs, self.session.get_outputs()),
+        ):
+            have = [_spec_of(a) for a in actual]
+            want = list(declared)
+            if [(t.name, t.dtype) for t in have] != [(t.name, t.dtype) for t in want] or not all(
+                _shape_fits(h.shape, w.shape) for h, w in zip(have, want, strict=True)
+            ):
+                raise PackageError(
+                    f"{self.file}: graph {kind}s are {_text(have)}, the manifest says {_text(want)} "
+                    f"(graph and manifest disagree)"
+                )
+
+    def run(self, obs: NDArray[Any], mask: NDArray[Any]) -> tuple[NDArray[np.int64], NDArray[np.float32] | None]:
+        """Return (greedy actions [B], masked logits [B, A] or None) for a batch of observations and masks."""
+        feed = {self._obs.name: obs.astype(self._obs_dtype, copy=False), self._mask.name: mask.astype(self._mask_dtype)}
+        out = self.session.run(self._fetch, feed)
+        return np.asarray(out[0]).reshape(len(obs)), (out[1] if self.has_logits else None)
+
+
+def _spec_of(arg: Any) -> TensorSpec:
+    dims = tuple(d if isinstance(d, int) else "batch" for d in arg.shape)
+    return TensorSpec(arg.name, _ORT_TYPES.get(arg.type, arg.type), dims)
+
+
+def _shape_fits(have: tuple[int | str, ...], want: tuple[int | str, ...]) -> bool:
+    return len(have) == len(want) and all(h == w for h, w in zip(have, want, strict=True))
+
+
+def _text(specs: list[TensorSpec]) -> str:
+    return ", ".join(f"{t.name} {t.dtype}[{', '.join(map(str, t.shape))}]" for t in specs)
+
+
+class PackagePolicy(Policy):
+    """Plays a seat with an exported strategy package (greedy by default, or sampling with the seat's seed)."""
+
+    name = "package"
+    display_name = "Estrategia exportada"
+
+    def __init__(self, folder: str | Path, seed: int | None = None, greedy: bool = True) -> None:
+        super().__init__(seed)
+        self.package = read_package(folder)
+        self.greedy = greedy
+        self.label = self.package.name
+        self.display_name = str(self.package.manifest["display_names"].get("es", self.package.name))
+        target = ENCODERS.get(self.package.observation_version)
+        if target is None:
+            raise PackageError(
+                f"{self.package.folder}: observation layout {self.package.observation_version!r} has no encoder "
+                f"here; this version encodes {', '.join(ENCODERS)}"
+            )
+        module_name, _, cls = target.partition(":")
+        self._game_module = importlib.import_module(module_name)
+        self._driver_class = getattr(self._game_module, cls)
+        game, rules = self._game_module.GAME, self._game_module.RULES_VERSION
+        if (self.package.game, self.package.rules_version) != (game, rules):
+            raise PackageError(
+                f"{self.package.folder}: made for game {self.package.game!r} rules {self.package.rules_version!r}; "
+                f"this encoder plays {game!r} rules {rules!r}"
+            )
+        if not greedy and self.package.graphs[0].roles["logits"] is None:
+            raise PackageError(
+                f"{self.package.folder}: sampling needs the graph's logits, and this {self.package.flavour} "
+                f"package has none; play it greedy"
+            )
+        self._graphs: dict[str, OnnxGraph] = {}
+        self.options: Any = None
+
+    def _setup(self, options: Any) -> None:
+        key = self._game_module.map_key(options)
+        text = json.dumps(key, sort_keys=True)
+        if text not in self._graphs:
+            self._graphs[text] = OnnxGraph(self.package, self.package.graph_for(key))
+        self.graph = self._graphs[text]
+        self.driver = self._driver_class(options)
+        self.options = options
+
+    def choose(self, obs: NDArray[np.int8], mask: NDArray[np.int8]) -> int:
+        """Return the action for one encoded observation and its mask."""
+        action, logits = self.graph.run(obs[None], mask[None])
+        if self.greedy:
+            return int(action[0])
+        assert logits is not None
+        z = logits[0].astype(np.float64)
+        z = np.where(mask != 0, z - z[mask != 0].max(), -np.inf)
+        p = np.exp(z)
+        return int(self.rng.choice(len(p), p=p / p.sum()))
+
+    def act(self, game: Game, seat: int) -> Move:
+        if game.options != self.options:
+            self._setup(game.options)
+        move: Move = self.driver.act(game, seat, self.choose)
+        return move
+
+    def __repr__(self) -> str:
+        return f"PackagePolicy({self.label!r}, greedy={self.greedy})"
+
+
+def load(path: str | Path, seed: int | None = None, greedy: bool = True) -> PackagePolicy:
+    """Return the seat policy of a strategy package folder; the loader ``dw arena`` uses (greedy)."""
+    return PackagePolicy(path, seed=seed, greedy=greedy)

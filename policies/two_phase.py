@@ -1,0 +1,113 @@
+"""A learned seat's turn as two env decisions: the torch-free driver shared by networks and exported packages.
+
+A turn is the env's two actions (the human click pair). The driver encodes the position as the acting
+player sees it (:func:`dw_env.envs.observation.encode_observation`, the same compiled encoder the
+environments use) and asks a ``choose(observation, mask) -> action`` function for a piece, pass or end
+request; for a piece it encodes the phase-2 observation with that piece selected and asks again for the
+destination. Actions are in the player's rotated frame and are mapped back to map cells with the frame
+tables (:mod:`dw_env.envs.actions`).
+
+The driver is everything game-specific a seat needs: :class:`policies.network_policy.NetworkPolicy` plugs a
+torch network in as ``choose``, :class:`policies.onnx_policy.PackagePolicy` an onnxruntime graph. It also
+names the game for strategy packages (:data:`GAME`, :data:`RULES_VERSION`) and the options that fix the
+observation's shape (:func:`map_key`): a package holds one graph per accepted map.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dw_env.engine import END_REQUEST_MOVE, PASS_MOVE, Game, Move, kernel_tables, new_workspace
+from dw_env.envs.actions import frames_of
+from dw_env.envs.observation import (
+    CTRL_PHASE,
+    CTRL_SELECTED,
+    OBSERVATION_VERSION,
+    describe_observation,
+    encode_observation,
+)
+from dw_env.envs.observation import new_encoder_workspace as encoder_workspace
+from dw_env.geometry import build_geometry
+from dw_env.options import GameOptions
+
+#: the game a strategy package is for, and the version of its rules (../shared/rules/domain-wheel-spec.md,
+#: resolutions A0-A62); a package made for other rules is refused
+GAME: Final = "domain-wheel"
+RULES_VERSION: Final = "dw-rules-1"
+#: the action layout: Discrete(C + 2), cells in the acting player's frame, then pass and end request
+ACTION_VERSION: Final = "dw-actions-v1"
+#: the observation layouts this driver encodes
+OBSERVATION_VERSIONS: Final = (OBSERVATION_VERSION,)
+#: the game options that fix the observation's shape; every other option is an observation feature
+MAP_KEYS: Final = ("land_radius", "map_radius")
+
+Chooser = Callable[[NDArray[np.int8], NDArray[np.int8]], int]
+
+
+def map_key(options: GameOptions) -> dict[str, int]:
+    """Return the options that fix the observation's and the action's sizes (the map)."""
+    return {key: int(getattr(options, key)) for key in MAP_KEYS}
+
+
+def map_text(key: dict[str, int]) -> str:
+    """Return a map key as text, e.g. ``land_radius=1, map_radius=2``."""
+    return ", ".join(f"{k}={v}" for k, v in key.items())
+
+
+class TwoPhaseDriver:
+    """Encodes a game for one viewer and plays a whole turn through a ``choose`` function."""
+
+    def __init__(self, options: GameOptions) -> None:
+        self.options = options
+        self.geometry = build_geometry(options.land_radius, options.map_radius)
+        self.layout = describe_observation(options)
+        self._tables = kernel_tables(options)
+        self._frames = frames_of(self.geometry)
+        self._work = new_workspace(self.geometry)
+        self._enc_work = encoder_workspace(self.geometry.num_cells)
+        self.obs = np.zeros(self.layout.size, dtype=np.int8)
+        self.mask = np.zeros(self.layout.mask_size, dtype=np.int8)
+        self._ctrl = np.array([0, -1], dtype=np.int32)
+
+    def encode(self, game: Game, viewer: int, selected: int = -1) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
+        """Return ``viewer``'s (observation, mask) views: phase 1, or phase 2 with map cell ``selected`` chosen.
+
+        The arrays are the driver's own buffers, overwritten by the next call: copy them to keep them.
+        """
+        self._ctrl[CTRL_PHASE], self._ctrl[CTRL_SELECTED] = (0, -1) if selected < 0 else (1, selected)
+        encode_observation(
+            self._tables,
+            self._frames.kernel_tables(),
+            game.board,
+            game.lands,
+            game.scalars,
+            self._ctrl,
+            viewer,
+            self._work,
+            self._enc_work,
+            self.obs,
+            self.mask,
+        )
+        return self.obs, self.mask
+
+    def cell_of(self, viewer: int, action: int) -> int:
+        """Return the map cell that frame cell ``action`` of ``viewer`` names."""
+        return int(self._frames.cell_from_frame[viewer, action])
+
+    def act(self, game: Game, seat: int, choose: Chooser) -> Move:
+        """Return ``seat``'s move: a piece (phase 1) then its destination (phase 2), or pass / end request."""
+        if game.over:
+            return PASS_MOVE
+        c = self.geometry.num_cells
+        first = choose(*self.encode(game, seat))
+        if first == c:
+            return PASS_MOVE
+        if first == c + 1:
+            return END_REQUEST_MOVE
+        src = self.cell_of(seat, first)
+        second = choose(*self.encode(game, seat, selected=src))
+        return Move(src, self.cell_of(seat, second))
