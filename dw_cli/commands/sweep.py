@@ -1,0 +1,75 @@
+"""``dw sweep SPEC.yaml``: a design study over a grid of game options and line-ups, with a report.
+
+See docs/DESIGNERS.md. The work happens in :mod:`training.sweep` (spec, cells, playing, cache),
+:mod:`training.sweep_stats` (facts and statistics), :mod:`training.exploits` (the exploit finder) and
+:mod:`training.sweep_report` (report.html), imported when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _workers(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
+    return value
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "sweep",
+        help="a design study: a grid of game options x line-ups, measured and reported for designers",
+        description=(
+            "Play every cell of the study in SPEC.yaml (option sets x grid x line-ups, N games per cell over "
+            "every seating) on all cores, cache finished cells (a rerun continues an interrupted sweep), run "
+            "the exploit finder and write report.html. See docs/DESIGNERS.md."
+        ),
+    )
+    p.add_argument("spec", type=Path, help="the study's YAML spec (configs/sweeps/*.yaml)")
+    p.add_argument("--out", type=Path, default=None, help="output folder (default runs/sweeps/<name>)")
+    p.add_argument("--workers", type=_workers, default=None, help="worker processes (default: all cores)")
+    p.add_argument("--fresh", action="store_true", help="replay every cell, ignoring the cache")
+    p.add_argument("--check", action="store_true", help="validate the spec, list its cells and stop")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(func=run_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from training.sweep import expand, load_spec, run_sweep
+    from training.sweep_report import format_summary, write_report
+
+    if not args.spec.is_file():
+        raise FileNotFoundError(f"no such sweep spec: {args.spec}")
+    spec = load_spec(args.spec)
+    cells = expand(spec)
+    out = args.out or Path("runs") / "sweeps" / spec.name
+    if args.check:
+        print(
+            f"{args.spec}: valid; {len(cells)} cell(s) x {spec.games_per_cell} games "
+            f"= {len(cells) * spec.games_per_cell} games"
+        )
+        for cell in cells:
+            print(f"  {cell.key}  {cell.label}")
+        return 0
+    workers = args.workers or os.cpu_count() or 1
+    start = time.perf_counter()
+    cells, done, played = run_sweep(spec, out, workers=workers, progress=not args.no_progress, fresh=args.fresh)
+    report = write_report(out, spec, cells, done)
+    print(format_summary(spec, cells, done, out))
+    elapsed = time.perf_counter() - start
+    print(
+        f"({played} game(s) played in {elapsed:.1f} s on {workers} worker(s); other cells from the cache)",
+        file=sys.stderr,
+    )
+    print(f"wrote {report}", file=sys.stderr)
+    return 0
