@@ -9,12 +9,14 @@ the same tables.
 from __future__ import annotations
 
 import functools
+import operator
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
+from dw_env.errors import brief
 from dw_env.geometry import Geometry, build_geometry
 from dw_env.info import COUNTDOWN_TURNS, LIBERATION_TURNS, NUM_PLAYERS, PLAYER_NAMES
 from dw_env.options import GameOptions
@@ -30,6 +32,10 @@ Workspace = tuple[NDArray[np.int32] | NDArray[np.int8], ...]
 
 class IllegalActionError(ValueError):
     """An action that the rules do not allow in the current position; the game is unchanged."""
+
+
+class StateError(ValueError):
+    """Arrays that cannot be a game's state: wrong type, dtype, shape or memory layout, or an index out of range."""
 
 
 class Move(NamedTuple):
@@ -126,14 +132,122 @@ _ERRORS = {
     lay.ERR_GAME_OVER: "the game is over; no action is allowed",
     lay.ERR_END_REQUEST: "an end request needs at least {e} points and the king on an own land (rule 9.3)",
 }
+_ACTION_SYNTAX = "a Move or a (src, dst) pair of integer cell indices"
 
 
-@dataclass
+def _array(value: Any, what: str, dtype: type[np.generic], shape: tuple[int, ...]) -> None:
+    """Raise StateError unless ``value`` is a writeable C-contiguous ``dtype`` array of ``shape``."""
+    if not isinstance(value, np.ndarray):
+        raise StateError(f"{what} must be a numpy array of {np.dtype(dtype).name} {shape}, got {brief(value)}")
+    if value.dtype != dtype or value.shape != shape:
+        raise StateError(
+            f"{what} must be an array of dtype {np.dtype(dtype).name} and shape {shape} for these options, "
+            f"got dtype {value.dtype} and shape {value.shape}"
+        )
+    if not value.flags.c_contiguous or not value.flags.writeable:
+        raise StateError(f"{what} must be a writeable C-contiguous array; np.array({what}, order='C') makes one")
+
+
+def _in_range(values: NDArray[Any], what: str, low: int, high: int) -> None:
+    if values.size and (int(values.min()) < low or int(values.max()) > high):
+        bad = values[(values < low) | (values > high)].flat[0]
+        raise StateError(f"{what} holds {int(bad)}; allowed: {low}..{high}")
+
+
+def check_state(options: Any, board: Any, lands: Any, scalars: Any) -> Geometry:
+    """Return the geometry of ``options`` if the arrays can be a game's state, else raise :class:`StateError`.
+
+    This is the boundary of the compiled kernels, which trust their inputs: every array has
+    the layout of :mod:`dw_env.rules.layout` (dtype, shape, C order) and every value a kernel
+    uses as an index is in range (piece codes, owners, the turn, each king's cell, the
+    countdown holder). It does not check the rules (position files do: :mod:`dw_env.position`).
+    """
+    if not isinstance(options, GameOptions):
+        raise StateError(f"options must be a GameOptions, got {brief(options)}")
+    g = build_geometry(options.land_radius, options.map_radius)
+    c, n = g.num_cells, g.num_lands
+    _array(board, "board", np.int8, (c,))
+    _array(lands, "lands", np.int16, (lay.LAND_ROWS, n))
+    _array(scalars, "scalars", np.int32, (lay.NUM_SCALARS,))
+    _in_range(board, "board", 0, lay.piece_code(NUM_PLAYERS - 1, lay.KNIGHT))
+    _in_range(lands[lay.OWNER], "lands[OWNER]", lay.NO_OWNER, NUM_PLAYERS - 1)
+    _in_range(lands[lay.HOLD : lay.FIRST], "lands[HOLD/LIB] counters", 0, 2**15 - 1)
+    _in_range(lands[lay.FIRST : lay.FIRST + NUM_PLAYERS], "lands[FIRST]", 0, 1)
+    for index, what, low, high in (
+        (lay.TURN, "TURN", 0, NUM_PLAYERS - 1),
+        (lay.ROUND, "ROUND", 1, options.max_rounds),
+        (lay.CD_HOLDER, "CD_HOLDER", -1, NUM_PLAYERS - 1),
+        (lay.CD_LEFT, "CD_LEFT", 0, COUNTDOWN_TURNS),
+        (lay.OVER, "OVER", 0, 1),
+        (lay.END_REASON, "END_REASON", 0, len(lay.END_REASON_NAMES) - 1),
+        (lay.WINNERS, "WINNERS", 0, 2**NUM_PLAYERS - 1),
+        (lay.PLY, "PLY", 0, 2**31 - 1),
+    ):
+        _in_range(scalars[index : index + 1], f"scalars[{what}]", low, high)
+    for p in range(NUM_PLAYERS):
+        king = int(scalars[lay.KING_CELL + p])
+        if not 0 <= king < c:
+            raise StateError(f"scalars[KING_CELL + {p}] holds {king}; allowed: a cell 0..{c - 1}")
+        code = lay.piece_code(p, lay.KING)
+        if int(board[king]) != code or int(np.count_nonzero(board == code)) != 1:
+            raise StateError(f"{PLAYER_NAMES[p]}'s king must stand once on the board, on cell {king} (KING_CELL)")
+    return g
+
+
+def _cell_index(value: Any, what: str) -> int:
+    """Return ``value`` as an int if it is an integer (numpy integers too, never a bool), else raise."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise IllegalActionError(f"{what} must be an integer cell index, got {brief(value)}")
+    return operator.index(value)
+
+
+def check_action(move: Any, num_cells: int) -> tuple[int, int]:
+    """Return ``move`` as ``(src, dst)`` ints if it is a well-formed action on a map of ``num_cells`` cells.
+
+    Well formed: a :class:`Move` or a pair of integers (numpy integers too, never bools), either
+    two cells ``0..num_cells-1``, or ``(PASS, -1)`` / ``(END_REQUEST_ACTION, -1)``. Whether the
+    action is legal is the rules' business (:meth:`Game.play`). Raises IllegalActionError.
+    """
+    try:
+        src, dst = move
+    except (TypeError, ValueError):
+        raise IllegalActionError(f"an action must be {_ACTION_SYNTAX}, got {brief(move)}") from None
+    if type(src) is not int:
+        src = _cell_index(src, "the action's source")
+    if type(dst) is not int:
+        dst = _cell_index(dst, "the action's destination")
+    if 0 <= src < num_cells:
+        if not 0 <= dst < num_cells:
+            raise IllegalActionError(f"destination cell {brief(dst)} is not on the map; allowed: 0..{num_cells - 1}")
+    elif src == lay.PASS or src == lay.END_REQUEST_ACTION:
+        if dst != -1:
+            what = "a pass" if src == lay.PASS else "an end request"
+            raise IllegalActionError(f"{what} has no destination: dst must be -1, got {brief(dst)}")
+    elif src >= num_cells:
+        raise IllegalActionError(
+            f"source cell {brief(src)} is not on the map; allowed: 0..{num_cells - 1}, "
+            f"{lay.PASS} (pass) or {lay.END_REQUEST_ACTION} (end request)"
+        )
+    else:
+        raise IllegalActionError(
+            f"unknown action source {brief(src)}; allowed: a cell index 0..{num_cells - 1}, "
+            f"{lay.PASS} (pass) or {lay.END_REQUEST_ACTION} (end request)"
+        )
+    return src, dst
+
+
+_STATE_FIELDS = frozenset({"options", "board", "lands", "scalars"})
+
+
+@dataclass(eq=False)
 class Game:
     """One game of Domain Wheel: options plus the state arrays; actions mutate it in place.
 
     Cells and lands are indices into :attr:`geometry`'s tables; use
-    ``geometry.cell_index(q, r)`` to name a cell by its axial coordinate.
+    ``geometry.cell_index(q, r)`` to name a cell by its axial coordinate. The constructor
+    checks the arrays (:func:`check_state`); they cannot be replaced afterwards. Writing
+    into them directly bypasses every check. Two games are equal when their options and
+    arrays are.
     """
 
     options: GameOptions
@@ -142,13 +256,36 @@ class Game:
     scalars: NDArray[np.int32]
 
     def __post_init__(self) -> None:
-        self.geometry = build_geometry(self.options.land_radius, self.options.map_radius)
+        geometry = check_state(self.options, self.board, self.lands, self.scalars)
+        self._setup(geometry)
+
+    def _setup(self, geometry: Geometry) -> None:
+        self.geometry = geometry
         self._tables = kernel_tables(self.options)
         self._work = new_workspace(self.geometry)
         self._kinds = np.zeros(self.geometry.num_cells, dtype=np.int8)
         self._dlist = np.zeros(self.geometry.num_cells, dtype=np.int32)
         self._mask = np.zeros(self.geometry.num_cells, dtype=np.int8)
         self._movable = np.zeros(self.geometry.num_cells, dtype=np.int32)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _STATE_FIELDS and "geometry" in self.__dict__:
+            raise AttributeError(
+                f"a Game's {name} cannot be replaced; build a new Game(options, board, lands, scalars)"
+            )
+        object.__setattr__(self, name, value)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Game):
+            return NotImplemented
+        return (
+            self.options == other.options
+            and np.array_equal(self.board, other.board)
+            and np.array_equal(self.lands, other.lands)
+            and np.array_equal(self.scalars, other.scalars)
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
 
     @classmethod
     def new(cls, options: GameOptions | None = None, **kwargs: object) -> Game:
@@ -159,8 +296,13 @@ class Game:
         return cls(opts, *initial_arrays(opts))
 
     def copy(self) -> Game:
-        """Return an independent copy of this game."""
-        return Game(self.options, self.board.copy(), self.lands.copy(), self.scalars.copy())
+        """Return an independent copy of this game (its arrays were checked when it was built)."""
+        new = object.__new__(Game)
+        new.__dict__.update(
+            options=self.options, board=self.board.copy(), lands=self.lands.copy(), scalars=self.scalars.copy()
+        )
+        new._setup(self.geometry)
+        return new
 
     # ---- state queries -------------------------------------------------------------------
     @property
@@ -199,18 +341,19 @@ class Game:
         return None if holder < 0 else (holder, int(self.scalars[lay.CD_LEFT]))
 
     def king_cell(self, player: int) -> int:
-        return int(self.scalars[lay.KING_CELL + player])
+        """Return the cell of a player's king."""
+        return int(self.scalars[lay.KING_CELL + _player(player)])
 
     def owner(self, land: int) -> int:
         """Return the owner's seat index of a land, or -1 when it has none."""
-        return int(self.lands[lay.OWNER, land])
+        return int(self.lands[lay.OWNER, self._land(land)])
 
     def score(self, player: int) -> int:
         """Return the player's score (rule 8.3)."""
-        return int(_score(self._tables, self.lands, player))
+        return int(_score(self._tables, self.lands, _player(player)))
 
     def scores(self) -> list[int]:
-        return [self.score(p) for p in range(NUM_PLAYERS)]
+        return [int(_score(self._tables, self.lands, p)) for p in range(NUM_PLAYERS)]
 
     def leaders(self) -> list[int]:
         """Return the players with the top score now (for truncated games, A57)."""
@@ -219,12 +362,12 @@ class Game:
 
     def territory(self, player: int) -> list[int]:
         """Return the land indices of T(player) (R-0.6)."""
-        _territory(self._tables, self.lands, player, self._work[3], self._work[2])
+        _territory(self._tables, self.lands, _player(player), self._work[3], self._work[2])
         return [int(x) for x in np.flatnonzero(self._work[3])]
 
     def pieces(self, player: int) -> tuple[int, list[int]]:
         """Return (king cell, sorted knight cells) of a player."""
-        knights = np.flatnonzero(self.board == lay.piece_code(player, lay.KNIGHT))
+        knights = np.flatnonzero(self.board == lay.piece_code(_player(player), lay.KNIGHT))
         return self.king_cell(player), [int(c) for c in knights]
 
     # ---- legal actions -------------------------------------------------------------------
@@ -236,6 +379,8 @@ class Game:
         """Return an int8 mask over cells of the acting player's movable pieces (no Python lists)."""
         if out is None:
             out = np.zeros(self.geometry.num_cells, dtype=np.int8)
+        else:
+            _array(out, "out", np.int8, (self.geometry.num_cells,))
         if self.over:
             out[:] = 0
         else:
@@ -251,9 +396,15 @@ class Game:
         return self._movable[:n]
 
     def destination_cells(self, cell: int) -> tuple[NDArray[np.int32], NDArray[np.int8]]:
-        """Return (destination cells, kind flags per cell) of a piece as arrays, valid until the next call."""
+        """Return (destination cells, kind flags per cell) of a piece as arrays, valid until the next call.
+
+        No destinations when the cell holds no piece of the player to act or the game is over.
+        """
+        if type(cell) is not int:
+            cell = _cell_index(cell, "cell")
+        self._check_cell(cell, "cell")
         n = 0
-        if 0 <= cell < self.geometry.num_cells and not self.over:
+        if not self.over:
             n = max(
                 0,
                 piece_destinations(
@@ -269,6 +420,8 @@ class Game:
 
         Flags are ``layout.STEP | KING_MOVE | FAST_KNIGHT | DOUBLE_STEP | JUMP | SWAP``.
         """
+        if type(cell) is not int:
+            cell = _cell_index(cell, "cell")
         self._check_cell(cell, "cell")
         if self.over:
             return {}
@@ -296,14 +449,11 @@ class Game:
     def play(self, move: Move | tuple[int, int]) -> int:
         """Play one action and its end of turn; return its move-kind flags (0 for pass/end).
 
-        Raises :class:`IllegalActionError` naming the problem; the game is then unchanged.
+        ``move`` is a :class:`Move` or a ``(src, dst)`` pair of integers (numpy integers too;
+        never bools): two cells, or ``(-1, -1)`` pass, ``(-2, -1)`` end request. Raises
+        :class:`IllegalActionError` naming the problem; the game is then unchanged.
         """
-        src, dst = int(move[0]), int(move[1])
-        if src < 0 and src not in (lay.PASS, lay.END_REQUEST_ACTION):
-            raise IllegalActionError(
-                f"unknown action source {src}; allowed: a cell index 0..{self.geometry.num_cells - 1}, "
-                f"{lay.PASS} (pass) or {lay.END_REQUEST_ACTION} (end request)"
-            )
+        src, dst = check_action(move, self.geometry.num_cells)
         code: int = apply_action(self._tables, self.board, self.lands, self.scalars, src, dst, self._work)
         if code < 0:  # the kernel changed nothing; say why
             raise IllegalActionError(self._explain(code, src, dst))
@@ -318,9 +468,20 @@ class Game:
         self.play(END_REQUEST_MOVE)
 
     # ---- helpers -------------------------------------------------------------------------
+    def _land(self, land: Any) -> int:
+        if type(land) is int and 0 <= land < self.geometry.num_lands:
+            return land
+        if isinstance(land, bool | np.bool_) or not isinstance(land, int | np.integer):
+            raise ValueError(f"land must be an integer land index, got {brief(land)}")
+        if not 0 <= land < self.geometry.num_lands:
+            raise ValueError(f"land {brief(land)} is not on the map; allowed: 0..{self.geometry.num_lands - 1}")
+        return operator.index(land)
+
     def _check_cell(self, cell: int, what: str) -> None:
         if not 0 <= cell < self.geometry.num_cells:
-            raise IllegalActionError(f"{what} {cell} is not on the map; allowed: 0..{self.geometry.num_cells - 1}")
+            raise IllegalActionError(
+                f"{what} {brief(cell)} is not on the map; allowed: 0..{self.geometry.num_cells - 1}"
+            )
 
     def _explain(self, code: int, src: int, dst: int) -> str:
         name = PLAYER_NAMES[self.turn]
@@ -338,3 +499,18 @@ class Game:
         if code == lay.ERR_END_REQUEST:
             return f"{name} may not request the end: " + _ERRORS[code].format(e=self.geometry.end_request_points)
         return _ERRORS.get(code, f"illegal action (code {code})")
+
+
+def _player(player: Any) -> int:
+    """Return ``player`` as a seat index 0..2, or raise ValueError naming the value."""
+    if type(player) is int and 0 <= player < NUM_PLAYERS:
+        return player
+    if isinstance(player, bool | np.bool_) or not isinstance(player, int | np.integer):
+        raise ValueError(
+            f"player must be a seat index 0..{NUM_PLAYERS - 1} (0 Blue, 1 Green, 2 Red), got {brief(player)}"
+        )
+    if not 0 <= player < NUM_PLAYERS:
+        raise ValueError(
+            f"player {brief(player)} is not a seat; allowed: 0..{NUM_PLAYERS - 1} (0 Blue, 1 Green, 2 Red)"
+        )
+    return operator.index(player)

@@ -28,7 +28,6 @@ Typical use::
 from __future__ import annotations
 
 import json
-import operator
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +35,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from dw_env import position
-from dw_env.engine import END_REQUEST_MOVE, PASS_MOVE, Game, IllegalActionError, Move
+from dw_env.engine import END_REQUEST_MOVE, PASS_MOVE, Game, IllegalActionError, Move, check_action
+from dw_env.errors import brief
 from dw_env.geometry import Geometry
 from dw_env.info import NUM_PLAYERS, PLAYER_NAMES
 
@@ -44,7 +44,12 @@ FORMAT = "domain-wheel-game"
 VERSION = 1
 _REQUIRED = ("format", "version", "initial", "moves")
 _OPTIONAL = ("players", "result")
-_MOVE_RE = re.compile(r"^(-?\d+),(-?\d+)>(-?\d+),(-?\d+)$")
+#: ASCII digits only (``\d`` would accept Arabic-Indic and other Unicode digits, which int() reads); at
+#: most 4 digits per coordinate, more than any map has
+_MOVE_RE = re.compile(r"(-?[0-9]{1,4}),(-?[0-9]{1,4})>(-?[0-9]{1,4}),(-?[0-9]{1,4})", re.ASCII)
+#: the largest record file or text read (bytes): the longest game (max_rounds 100,000, three
+#: actions a round) written canonically takes under 6 MB
+MAX_RECORD_BYTES = 32 << 20
 _MOVE_SYNTAX = '"q,r>q,r" (axial source and destination cells), "pass" or "end"'
 
 
@@ -54,16 +59,11 @@ class RecordError(ValueError):
 
 def format_move(geometry: Geometry, move: Move | tuple[int, int]) -> str:
     """Return the record notation of an action: ``"q,r>q,r"``, ``"pass"`` or ``"end"``."""
-    m = Move(int(move[0]), int(move[1]))
+    m = _checked_move(geometry, move)
     if m.is_pass:
         return "pass"
     if m.is_end_request:
         return "end"
-    for cell, what in ((m.src, "source"), (m.dst, "destination")):
-        if not 0 <= cell < geometry.num_cells:
-            raise RecordError(
-                f"move {tuple(m)}: {what} cell {cell} is not on the map; allowed: 0..{geometry.num_cells - 1}"
-            )
     (q0, r0), (q1, r1) = geometry.cell_coord(m.src), geometry.cell_coord(m.dst)
     return f"{q0},{r0}>{q1},{r1}"
 
@@ -71,19 +71,19 @@ def format_move(geometry: Geometry, move: Move | tuple[int, int]) -> str:
 def parse_move(geometry: Geometry, text: Any) -> Move:
     """Return the action written as ``"q,r>q,r"``, ``"pass"`` or ``"end"``; RecordError if malformed."""
     if not isinstance(text, str):
-        raise RecordError(f"a move must be a string {_MOVE_SYNTAX}, got {text!r}")
+        raise RecordError(f"a move must be a string {_MOVE_SYNTAX}, got {brief(text)}")
     if text == "pass":
         return PASS_MOVE
     if text == "end":
         return END_REQUEST_MOVE
-    match = _MOVE_RE.match(text.replace(" ", ""))
+    match = _MOVE_RE.fullmatch(text.replace(" ", "")) if len(text) <= 64 else None
     if match is None:
-        raise RecordError(f"move {text!r} is not valid notation; allowed: {_MOVE_SYNTAX}")
+        raise RecordError(f"move {brief(text)} is not valid notation; allowed: {_MOVE_SYNTAX} (ASCII digits)")
     q0, r0, q1, r1 = (int(x) for x in match.groups())
     try:
         return Move(geometry.cell_index(q0, r0), geometry.cell_index(q1, r1))
     except ValueError as exc:
-        raise RecordError(f"move {text!r}: {exc}") from None
+        raise RecordError(f"move {brief(text)}: {exc}") from None
 
 
 def result_of(game: Game) -> dict[str, Any] | None:
@@ -117,11 +117,24 @@ class GameRecord:
             raise RecordError(f"initial: {exc}") from None
         self.initial = position.to_dict(start)  # canonical form
         self.geometry = start.geometry
+        if not isinstance(self.moves, list):
+            raise RecordError(f"moves must be a list of {_MOVE_SYNTAX}, got {type(self.moves).__name__}")
+        self._check_length(start, len(self.moves))
         self.moves = [self._to_move(m, i) for i, m in enumerate(self.moves)]
         if self.players is not None:
             self.players = _check_players(self.players)
         if self.result is not None:
             _check_result_shape(self.result)
+
+    @staticmethod
+    def _check_length(start: Game, count: int) -> None:
+        """Raise RecordError if ``count`` actions are more than any game from ``start`` can play (A57)."""
+        most = 3 * (start.options.max_rounds - start.round) + 3 - start.turn
+        if count > most:
+            raise RecordError(
+                f"moves: {count:,} actions, but a game from this initial position ends after at most {most:,} "
+                f"(one action a turn, truncation after round {start.options.max_rounds}, A57)"
+            )
 
     # ---- building ------------------------------------------------------------------------
     @classmethod
@@ -131,7 +144,9 @@ class GameRecord:
 
     def append(self, move: Move | tuple[int, int] | str) -> None:
         """Add one action (a Move, a ``(src, dst)`` pair or its notation); legality is checked on replay."""
-        self.moves.append(self._to_move(move, len(self.moves)))
+        m = self._to_move(move, len(self.moves))
+        self._check_length(self.start(), len(self.moves) + 1)
+        self.moves.append(m)
 
     @property
     def notation(self) -> list[str]:
@@ -158,7 +173,7 @@ class GameRecord:
             self._play(game, move, i)
         if self.result is not None and self.result != result_of(game):
             raise RecordError(
-                f"result {self.result!r} does not match the replayed game, which gives {result_of(game)!r}"
+                f"result {brief(self.result, 200)} does not match the replayed game, which gives {result_of(game)!r}"
             )
         return game
 
@@ -200,14 +215,11 @@ class GameRecord:
         allowed = _REQUIRED + _OPTIONAL
         for key in data:
             if key not in allowed:
-                raise RecordError(f"unknown field {key!r}; allowed: {', '.join(allowed)}")
+                raise RecordError(f"unknown field {brief(key)}; allowed: {', '.join(allowed)}")
         missing = [k for k in _REQUIRED if k not in data]
         if missing:
             raise RecordError(f"missing field(s): {', '.join(missing)}; required: {', '.join(_REQUIRED)}")
-        if data["format"] != FORMAT:
-            raise RecordError(f"format must be {FORMAT!r}, got {data['format']!r}")
-        if data["version"] != VERSION:
-            raise RecordError(f"unsupported version {data['version']!r}; this engine reads version {VERSION}")
+        position.check_header(data, FORMAT, VERSION, RecordError)
         if not isinstance(data["moves"], list):
             raise RecordError(f"moves must be a list of {_MOVE_SYNTAX}, got {type(data['moves']).__name__}")
         record = cls(data["initial"], list(data["moves"]), data.get("players"), data.get("result"))
@@ -217,18 +229,15 @@ class GameRecord:
 
     @classmethod
     def loads(cls, text: str, *, verify: bool = True) -> GameRecord:
-        """Parse a record from JSON text."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"not valid JSON ({exc})") from None
-        return cls.from_dict(data, verify=verify)
+        """Parse a record from JSON text (at most :data:`MAX_RECORD_BYTES` characters)."""
+        return cls.from_dict(position.parse_json(text, MAX_RECORD_BYTES, RecordError), verify=verify)
 
     @classmethod
     def load(cls, path: str | Path, *, verify: bool = True) -> GameRecord:
-        """Read a record file; errors name the file."""
+        """Read a record file (at most :data:`MAX_RECORD_BYTES`); errors name the file."""
+        text = position.read_text(path, MAX_RECORD_BYTES, RecordError)
         try:
-            return cls.loads(Path(path).read_text(), verify=verify)
+            return cls.loads(text, verify=verify)
         except RecordError as exc:
             raise RecordError(f"{path}: {exc}") from None
 
@@ -239,18 +248,12 @@ class GameRecord:
                 return parse_move(self.geometry, move)
             except RecordError as exc:
                 raise RecordError(f"moves[{index}]: {exc}") from None
-        if isinstance(move, tuple) and len(move) == 2:
+        if isinstance(move, tuple):
             try:
-                m = Move(operator.index(move[0]), operator.index(move[1]))
-            except TypeError:
-                pass
-            else:
-                try:
-                    format_move(self.geometry, m)  # range check
-                except RecordError as exc:
-                    raise RecordError(f"moves[{index}]: {exc}") from None
-                return m
-        raise RecordError(f"moves[{index}] must be a Move, a (src, dst) pair or {_MOVE_SYNTAX}, got {move!r}")
+                return _checked_move(self.geometry, move)
+            except RecordError as exc:
+                raise RecordError(f"moves[{index}]: {exc}") from None
+        raise RecordError(f"moves[{index}] must be a Move, a (src, dst) pair or {_MOVE_SYNTAX}, got {brief(move)}")
 
     def _play(self, game: Game, move: Move, index: int) -> None:
         try:
@@ -260,6 +263,14 @@ class GameRecord:
             raise RecordError(f"moves[{index}] {text!r} (ply {index + 1}) is illegal: {exc}") from None
 
 
+def _checked_move(geometry: Geometry, move: Any) -> Move:
+    """Return ``move`` as a Move if it is a well-formed action on this map, else RecordError naming it."""
+    try:
+        return Move(*check_action(move, geometry.num_cells))
+    except IllegalActionError as exc:
+        raise RecordError(f"move {brief(move)}: {exc}") from None
+
+
 def _check_players(players: Any) -> list[str]:
     if (
         not isinstance(players, list | tuple)
@@ -267,15 +278,15 @@ def _check_players(players: Any) -> list[str]:
         or not all(isinstance(p, str) and p for p in players)
     ):
         raise RecordError(
-            f"players must be a list of {NUM_PLAYERS} strategy names (Blue, Green, Red seats), got {players!r}"
+            f"players must be a list of {NUM_PLAYERS} strategy names (Blue, Green, Red seats), got {brief(players)}"
         )
     return list(players)
 
 
 def _check_result_shape(result: Any) -> None:
     keys = ["end_reason", "scores", "winners"]
-    if not isinstance(result, dict) or sorted(result) != keys:
-        raise RecordError(f"result must be null or an object with exactly {', '.join(keys)}, got {result!r}")
+    if not isinstance(result, dict) or len(result) != len(keys) or not all(k in result for k in keys):
+        raise RecordError(f"result must be null or an object with exactly {', '.join(keys)}, got {brief(result)}")
 
 
 class Recorder:
@@ -286,9 +297,10 @@ class Recorder:
         self._record = GameRecord.from_game(game, players)
 
     def play(self, move: Move | tuple[int, int]) -> int:
-        """Play one action on the game (IllegalActionError leaves both unchanged) and record it."""
-        flags = self.game.play(move)
-        self._record.append(move)
+        """Play one action on the game and record it; IllegalActionError (malformed or illegal) changes neither."""
+        m = Move(*check_action(move, self.game.geometry.num_cells))  # before the game moves: never half-recorded
+        flags = self.game.play(m)
+        self._record.moves.append(m)
         return flags
 
     def pass_turn(self) -> None:

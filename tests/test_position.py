@@ -265,6 +265,7 @@ def test_a_valid_edit_is_accepted() -> None:
     data["pieces"]["blue"]["king"] = [0, 0]
     assert position.from_dict(data).countdown == (0, 3)
     data = edit("result", {"end_reason": "truncation", "winners": []})
+    data["round"] = data["options"]["max_rounds"]  # truncation ends the last round (A57)
     assert position.from_dict(data).truncated
 
 

@@ -1,12 +1,23 @@
-"""``dw show FILE``: print a position, or step through a game record, as a text board."""
+"""``dw show FILE``: print a position, or step through a game record, as a text board.
+
+A record is replayed, never held as a list of positions: stepping forward plays the next
+move, stepping back (``--interactive``, ``b``) restarts from the nearest snapshot kept every
+:data:`SNAPSHOT_EVERY` moves, so memory stays bounded on the longest records.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dw_env.engine import Game
+    from dw_env.record import GameRecord
+
+#: moves between two snapshots of a record's replay (stepping back replays at most this many)
+SNAPSHOT_EVERY = 256
 
 
 def register(subparsers: Any) -> None:
@@ -19,48 +30,95 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
+class RecordCursor:
+    """The positions of a record by index (0 = initial), replayed on demand with periodic snapshots."""
+
+    def __init__(self, record: GameRecord, every: int = SNAPSHOT_EVERY) -> None:
+        self.record = record
+        self.every = every
+        self.game = record.start()
+        self.index = 0
+        self._snapshots: dict[int, Game] = {0: self.game.copy()}
+
+    def __len__(self) -> int:
+        return len(self.record.moves) + 1
+
+    def seek(self, index: int) -> Game:
+        """Return the game after ``index`` moves (a live view, valid until the next call)."""
+        if not 0 <= index < len(self):
+            raise ValueError(f"position {index} is out of range; allowed: 0..{len(self) - 1}")
+        if index < self.index:
+            base = index - index % self.every
+            self.game, self.index = self._snapshots[base].copy(), base
+        while self.index < index:
+            self.game.play(self.record.moves[self.index])
+            self.index += 1
+            if self.index % self.every == 0 and self.index not in self._snapshots:
+                self._snapshots[self.index] = self.game.copy()
+        return self.game
+
+
+def _load(path: Path) -> tuple[Any, Any]:
+    """Return (format, JSON data) of a file; ValueError naming the file if it cannot be one of ours."""
+    from dw_env import position
+    from dw_env.record import MAX_RECORD_BYTES
+
+    if not path.exists():
+        raise FileNotFoundError(f"no such file: {path}")
+    if not path.is_file():
+        kind = "a directory" if path.is_dir() else "not a regular file"
+        raise ValueError(f"{path} is {kind}; give a position or game record JSON file")
+    text = position.read_text(path, MAX_RECORD_BYTES, ValueError)
+    try:
+        data = position.parse_json(text, MAX_RECORD_BYTES, ValueError)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    return (data.get("format") if isinstance(data, dict) else None), data
+
+
 def run(args: argparse.Namespace) -> int:
     from dw_env import position
+    from dw_env.errors import brief
+    from dw_env.record import GameRecord, RecordError, format_move
     from dw_env.render_text import render
 
     path: Path = args.file
-    if not path.exists():
-        raise FileNotFoundError(f"no such file: {path}")
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc})") from None
-    kind = data.get("format") if isinstance(data, dict) else None
+    kind, data = _load(path)
     if kind == position.FORMAT:
-        print(render(position.from_dict(data), color=args.color))
+        try:
+            game = position.from_dict(data)
+        except position.PositionError as exc:
+            raise position.PositionError(f"{path}: {exc}") from None
+        print(render(game, color=args.color))
         return 0
-    from dw_env.record import GameRecord
-
     if kind != GameRecord.FORMAT:
-        raise ValueError(f"{path}: format {kind!r} is neither {position.FORMAT!r} nor {GameRecord.FORMAT!r}")
-    record = GameRecord.from_dict(data)
-    games = list(record.positions())
-    moves = record.notation
+        formats = f"{position.FORMAT!r} nor {GameRecord.FORMAT!r}"
+        raise ValueError(f"{path}: format {brief(kind)} is neither {formats}")
+    try:
+        record = GameRecord.from_dict(data)
+    except RecordError as exc:
+        raise RecordError(f"{path}: {exc}") from None
+    cursor = RecordCursor(record)
+    last = len(cursor) - 1
     if args.step is not None:
-        if not 0 <= args.step < len(games):
-            raise ValueError(f"--step {args.step} is out of range; allowed: 0..{len(games) - 1}")
-        games = games[args.step : args.step + 1]
-        first = args.step
+        if not 0 <= args.step <= last:
+            raise ValueError(f"--step {args.step} is out of range; allowed: 0..{last}")
+        first, stop = args.step, args.step
     elif args.all or args.interactive:
-        first = 0
+        first, stop = 0, last
     else:
-        games, first = games[-1:], len(games) - 1
-    i = 0
-    while 0 <= i < len(games):
-        n = first + i
-        last = f"after move {n}: {moves[n - 1]}" if n > 0 else "initial position"
-        print(f"[{n}/{len(moves)}] {last}")
-        print(render(games[i], color=args.color))
+        first = stop = last
+    n = first
+    while first <= n <= stop:
+        game = cursor.seek(n)
+        what = f"after move {n}: {format_move(record.geometry, record.moves[n - 1])}" if n > 0 else "initial position"
+        print(f"[{n}/{last}] {what}")
+        print(render(game, color=args.color))
         if not args.interactive:
-            i += 1
+            n += 1
             continue
         answer = sys.stdin.readline()
-        if not answer or answer.strip().lower() == "q":
+        if not answer or answer.strip().lower() == "q":  # end of input or quit
             break
-        i = i - 1 if answer.strip().lower() == "b" else i + 1
+        n = max(first, n - 1) if answer.strip().lower() == "b" else n + 1
     return 0
