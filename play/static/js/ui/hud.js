@@ -85,12 +85,12 @@ export function renderBanner(root, layout, state, mySeat) {
   const p = state.turn;
   const who = mySeat === p ? t("banner.your_turn") : t("banner.turn_of", { name: playerName(layout, p) });
   const pl = layout.players[p] || {};
-  root.append(
+  root.append(...[
     el("span", { class: `swatch p${p}`, "aria-hidden": "true" }),
     el("strong", { "data-testid": "turn-who", text: who }),
     pl.ai ? el("span", { class: "ai", text: t("banner.ai", { name: pl.aiName || pl.ai }) }) : null,
     el("span", { class: "round", text: t("banner.round", { n: state.round, max: layout.options.max_rounds }) }),
-  );
+  ].filter(Boolean));
   if (state.countdown) {
     root.append(el("span", { class: "countdown", "data-testid": "countdown",
       text: t("banner.countdown", { name: playerName(layout, state.countdown.holder), n: state.countdown.turns_left }) }));
@@ -104,7 +104,8 @@ export function logText(layout, entry) {
   if (entry.action === "pass") s = t("log.pass", { who });
   else if (entry.action === "end_request") s = t("log.end_request", { who });
   else if (entry.action === "move") {
-    const kinds = (entry.kinds || []).map((k) => t(`kind.${k}`)).join("/");
+    const names = (entry.kinds || []).map((k) => t(`kind.${k}`)).join("/");
+    const kinds = names ? ` (${names})` : "";
     s = t("log.move", { who, from: entry.from?.join(",") ?? "?", to: entry.to?.join(",") ?? "?", kinds });
   } else s = entry.notation || "";
   const ev = (entry.events || []).map((e) => eventText(layout, e)).filter(Boolean);

@@ -119,6 +119,7 @@ export class ReplayScreen {
     }
     if (token !== this._tok) return;
     this.ply = ply;
+    if (ply === 0) this.firstTurn = v.turn ?? 0;
     this.current = normaliseState(this.layout, v);
     this._renderFrame();
   }
@@ -131,11 +132,25 @@ export class ReplayScreen {
     this.slider.value = String(this.ply);
     this.plyEl.textContent = t("replay.ply_of", { n: this.ply, total: this.plies });
     this.root.querySelector(".replay-screen").dataset.ply = String(this.ply);
-    // the whole move list when the server sent it, otherwise the view's recent log
-    const entries = this.current.log;
-    this.logEl.replaceChildren(...entries.slice().reverse().map((e) =>
-      el("li", { "data-testid": "log-entry", class: `p${e.seat}${e.ply === this.ply ? " current" : ""}` },
-        el("span", { class: "ply", text: `${e.ply}.` }), " ", logText(this.layout, e))));
+    // the moves played so far, newest first; the latest with what it caused (the view's `last`)
+    const last = this.current.last;
+    const items = [];
+    for (let i = this.ply - 1; i >= 0 && items.length < 200; i--) {
+      const entry = last && last.ply === i + 1 ? last : this._entry(i);
+      items.push(el("li", { "data-testid": "log-entry", class: `p${entry.seat}${i + 1 === this.ply ? " current" : ""}` },
+        el("span", { class: "ply", text: `${i + 1}.` }), " ", logText(this.layout, entry)));
+    }
+    this.logEl.replaceChildren(...items);
+  }
+
+  /** A log entry from the record's notation ("q,r>q,r", "pass", "end"); seats take turns from the first. */
+  _entry(i) {
+    const m = this.moves[i] || "";
+    const seat = ((this.firstTurn ?? 0) + i) % 3;
+    if (m === "pass") return { seat, action: "pass" };
+    if (m === "end") return { seat, action: "end_request" };
+    const [from, to] = m.split(">").map((c) => c.split(",").map(Number));
+    return { seat, action: "move", from, to, kinds: [] };
   }
 
   _key(ev) {

@@ -51,7 +51,7 @@ export class TutorialScreen {
     let highlight = step.highlight || null;
     if (which === "after") view = step.after;
     if (which === "checkpoint") {
-      const cp = step.actions.find((a) => a.checkpoint);
+      const cp = step.actions.find((a) => a.checkpoint && a.view);
       if (cp) {
         view = cp.view;
         highlight = cp.highlight || highlight;
@@ -64,8 +64,19 @@ export class TutorialScreen {
     return { view, highlight };
   }
 
-  _render() {
-    const step = this.steps[this.index];
+  async _render() {
+    const token = (this._tok = (this._tok || 0) + 1);
+    let step = this.steps[this.index];
+    if (FRAME[step.index] === "checkpoint" && !step.full) {
+      // the list carries no per-action views; one situation in full does
+      try {
+        step = { ...(await api.tutorialStep(step.id)), full: true };
+        this.steps[this.index] = step;
+      } catch {
+        /* show the step's own position instead */
+      }
+      if (token !== this._tok) return;
+    }
     const n = String(step.index).padStart(2, "0");
     const layoutJSON = this.data.layouts[step.layout];
     if (!this.layout || this.layout.key !== layoutJSON.key) {

@@ -1,0 +1,342 @@
+"""The browser game (issue 10, rules 11.1-11.11) in a real headless Chromium against the real play server.
+
+The server runs in-process (tests/play_fixtures.py); the engine state of a room is read from
+``app.state.manager.rooms`` to check what the page shows against ``dw_env.engine.Game``.
+Set ``DW_SCREENSHOTS=1`` to (re)write the screenshots under docs/images/ from these tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+import httpx
+
+from dw_env import position
+from dw_env.engine import Game
+from dw_env.record import Recorder
+from dw_env.rules import layout as lay
+from tests.play_fixtures import TIMEOUT_MS, LiveServer, needs_chromium
+
+pytestmark = needs_chromium
+#: the fixtures live_server, browser and page
+pytest_plugins = ["tests.play_fixtures"]
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = ROOT / "tests" / "scenarios"
+IMAGES = ROOT / "docs" / "images"
+SMALL = {"land_radius": 1, "map_radius": 2}
+GAME = "[data-testid=game-screen]"
+
+
+def colour_of(flags: int) -> str:
+    """The destination colour of rule 11.1, from the engine's move-kind flags."""
+    if flags & (lay.STEP | lay.KING_MOVE | lay.FAST_KNIGHT):
+        return "green"
+    if flags & (lay.DOUBLE_STEP | lay.JUMP):
+        return "orange"
+    return "violet"
+
+
+def screenshot(pg: Any, name: str, tmp_path: Path) -> None:
+    """Take a PNG of the page; with DW_SCREENSHOTS=1 also keep it as docs/images/NAME.png."""
+    out = tmp_path / f"{name}.png"
+    pg.screenshot(path=str(out))
+    assert 5_000 < out.stat().st_size < 300_000, f"{name}.png is {out.stat().st_size} bytes"
+    if os.environ.get("DW_SCREENSHOTS") == "1":
+        IMAGES.mkdir(parents=True, exist_ok=True)
+        shutil.copy(out, IMAGES / f"{name}.png")
+
+
+def hash_params(pg: Any) -> dict[str, str]:
+    fragment = pg.url.split("#", 1)[1] if "#" in pg.url else ""
+    return {k: v[0] for k, v in parse_qs(fragment).items()}
+
+
+def ply(pg: Any) -> int:
+    return int(pg.get_attribute(GAME, "data-ply"))
+
+
+def wait_state(pg: Any, condition: str, timeout: int = TIMEOUT_MS) -> None:
+    """Wait until a JS condition on the game screen's dataset `d` holds (bounded)."""
+    pg.wait_for_function(
+        f"(() => {{ const d = document.querySelector('{GAME}')?.dataset; return d && ({condition}); }})()",
+        timeout=timeout,
+    )
+
+
+def start_from_menu(pg: Any, server: LiveServer, options: dict[str, Any], speed: str = "instant") -> str:
+    """Open the menu, set options, press Play; return the room id once the board is shown."""
+    pg.goto(server.url + "/")
+    pg.wait_for_selector("[data-testid=menu]")
+    for name, value in options.items():
+        if isinstance(value, bool):
+            pg.set_checked(f"[data-testid=opt-{name}]", value)
+        else:
+            pg.fill(f"[data-testid=opt-{name}]", str(value))
+    pg.select_option("[data-testid=menu-ai-speed]", speed)
+    pg.click("[data-testid=play]")
+    pg.wait_for_selector(f"{GAME}[data-ply]")
+    return hash_params(pg)["room"]
+
+
+def select_first_piece(pg: Any) -> str:
+    """Click the first movable piece and wait for its destinations; return its cell "q,r"."""
+    piece = pg.locator(".piece.movable").first
+    cell = int(piece.get_attribute("data-cell"))
+    piece.click()
+    pg.wait_for_selector("[data-testid=destination]")
+    return pg.get_attribute(f".cell[data-cell='{cell}']", "data-qr")
+
+
+def shown_destinations(pg: Any) -> dict[str, str]:
+    return {
+        el.get_attribute("data-qr"): el.get_attribute("data-kind")
+        for el in pg.query_selector_all("[data-testid=destination]")
+    }
+
+
+def engine_destinations(game: Game, qr: str) -> dict[str, str]:
+    q, r = (int(x) for x in qr.split(","))
+    g = game.geometry
+    return {
+        f"{int(g.cell_q[d])},{int(g.cell_r[d])}": colour_of(flags)
+        for d, flags in game.destinations(g.cell_index(q, r)).items()
+    }
+
+
+def test_menu_starts_a_game_against_two_ais(page: Any, live_server: LiveServer, tmp_path: Path) -> None:
+    pg = page
+    pg.goto(live_server.url + "/")
+    pg.wait_for_selector("[data-testid=menu]")
+    # Spanish by default (like the original); the six scripted AIs are offered by display name (rule 10.1)
+    assert pg.inner_text("[data-testid=play]") == "Jugar"
+    names = pg.eval_on_selector_all("[data-testid=seat-kind-1] option", "os => os.map(o => o.textContent)")
+    for name in ("Humano", "Equilibrada", "Expansionista", "Directa al centro", "Saqueadora", "Guardiana", "Aleatoria"):
+        assert name in names
+    for opt in ("land_radius", "map_radius", "turns_to_conquer", "king_may_be_alone", "fast_knights"):
+        assert pg.locator(f"[data-testid=opt-{opt}]").count() == 1
+    screenshot(pg, "menu", tmp_path)
+    room = start_from_menu(pg, live_server, SMALL)
+    assert pg.locator("[data-testid=player-card]").count() == 3
+    assert "Tu turno" in pg.inner_text("[data-testid=turn-banner]")
+    seats = live_server.rooms[room].seats
+    assert [s.type for s in seats] == ["human", "ai", "ai"]
+    # thrones with points and the start lands with their owners' names (rule 11.7)
+    assert pg.locator("[data-testid=start-name]").count() == 3
+    assert pg.locator("[data-testid=land-points]").count() == 19 - 3
+
+
+def test_destinations_match_the_engine_and_a_click_moves(page: Any, live_server: LiveServer, tmp_path: Path) -> None:
+    pg = page
+    room = start_from_menu(pg, live_server, SMALL)
+    game = live_server.game(room)
+    for i in range(pg.locator(".piece.movable").count()):  # every movable piece: the engine's cells and colours
+        piece = pg.locator(".piece.movable").nth(i)
+        qr = pg.get_attribute(f".cell[data-cell='{piece.get_attribute('data-cell')}']", "data-qr")
+        piece.click()
+        pg.wait_for_function(
+            f"document.querySelector('svg.hexmap')?.dataset.selected === '{piece.get_attribute('data-cell')}'"
+        )
+        pg.wait_for_selector("[data-testid=destination]")
+        assert shown_destinations(pg) == engine_destinations(game, qr), qr
+        pg.keyboard.press("Escape")  # rule 11.2: Esc drops the piece
+        pg.wait_for_selector("[data-testid=destination]", state="detached")
+    qr = select_first_piece(pg)
+    screenshot(pg, "game-destinations", tmp_path)
+    target = pg.locator("[data-testid=destination]").first
+    dst = target.get_attribute("data-qr")
+    target.click()
+    # both AIs answer: instant speed, so the human is to act again after 3 plies
+    wait_state(pg, "d.ply === '3' && d.turn === '0'")
+    q, r = (int(x) for x in dst.split(","))
+    g = game.geometry
+    assert int(game.board[g.cell_index(q, r)]) in (lay.piece_code(0, lay.KING), lay.piece_code(0, lay.KNIGHT))
+    log = pg.locator("[data-testid=log-entry]")
+    assert log.count() == 3
+    assert qr.replace(",", ",") in log.last.inner_text() or dst in log.last.inner_text()
+
+
+def test_an_illegal_click_changes_nothing_and_p_passes(page: Any, live_server: LiveServer) -> None:
+    pg = page
+    room = start_from_menu(pg, live_server, SMALL)
+    game = live_server.game(room)
+    before = game.board.copy()
+    select_first_piece(pg)
+    dests = set(shown_destinations(pg))
+    pieces = {
+        pg.get_attribute(f".cell[data-cell='{c}']", "data-qr")
+        for c in pg.eval_on_selector_all(".piece", "ps => ps.map(p => p.dataset.cell)")
+    }
+    # a cell that is neither a destination nor a piece of ours: a far empty cell
+    cells = pg.eval_on_selector_all(".cell", "cs => cs.map(c => [c.dataset.cell, c.dataset.qr])")
+    far = next(c for c, qr in reversed(cells) if qr not in dests and qr not in pieces)
+    pg.dispatch_event(f".cell[data-cell='{far}']", "click")
+    pg.wait_for_selector("[data-testid=destination]", state="detached")
+    pg.wait_for_timeout(300)
+    assert ply(pg) == 0 and (game.board == before).all()
+    # pass with P (rule 11.2); the two AIs answer
+    pg.keyboard.press("p")
+    wait_state(pg, "d.ply === '3' && d.turn === '0'")
+    assert "pass" in json.dumps(live_server.rooms[room].session.record()["moves"][0])
+
+
+def test_end_request_needs_two_clicks(page: Any, live_server: LiveServer) -> None:
+    pg = page
+    room = start_from_menu(pg, live_server, {"land_radius": 2, "map_radius": 4})
+    # put the room on Paso 20's position (Blue may request the end, rule 9.3), then reconnect
+    from play.games.domain_wheel import DomainWheelSession
+
+    scenario = json.loads((SCENARIOS / "paso_20.json").read_text(encoding="utf-8"))
+    srv_room = live_server.rooms[room]
+    players = srv_room.session.record()["players"]
+    srv_room.session = DomainWheelSession(position.from_dict(scenario["position"]), players)
+    srv_room._state = None
+    pg.reload()
+    pg.wait_for_selector(f"{GAME}[data-ply]")
+    end = pg.locator("[data-testid=end-request]")
+    pg.wait_for_function("!document.querySelector('[data-testid=end-request]').disabled")
+    end.click()  # first click only arms the button (rule 11.9)
+    assert end.get_attribute("data-armed") == "true"
+    pg.wait_for_timeout(300)
+    assert not srv_room.session.over
+    pg.keyboard.press("Escape")  # Esc disarms
+    assert end.get_attribute("data-armed") is None
+    end.click()
+    end.click()
+    wait_state(pg, "d.over === 'true'")
+    text = pg.inner_text("[data-testid=game-over-reason]")
+    assert "pidió terminar" in text
+    assert srv_room.session.game.end_reason == "end_request"
+
+
+def test_tutorial_forward_and_back(page: Any, live_server: LiveServer, tmp_path: Path) -> None:
+    pg = page
+    pg.goto(live_server.url + "/")
+    pg.click("[data-testid=tutorial]")
+    step = "[data-testid=tutorial-step]"
+    pg.wait_for_selector(f"{step}[data-step='1']")
+    seen = [pg.inner_text("[data-testid=tutorial-title]")]
+    for key in ["ArrowRight", "Space", "Enter"]:  # rule 11.11: →, Space, Enter forward
+        pg.keyboard.press(key)
+        pg.wait_for_selector(f"{step}[data-step='{len(seen) + 1}']")
+        seen.append(pg.inner_text("[data-testid=tutorial-title]"))
+    pg.keyboard.press("ArrowLeft")  # ← back
+    pg.wait_for_selector(f"{step}[data-step='3']")
+    assert pg.inner_text("[data-testid=tutorial-title]") == seen[2]
+    assert len(set(seen)) == 4
+    for n in range(4, 21):  # every situation shows, in order, with its own text
+        pg.click("[data-testid=tutorial-next]")
+        pg.wait_for_selector(f"{step}[data-step='{n}']")
+        assert pg.inner_text("[data-testid=tutorial-body]").strip()
+        if n == 9:  # the king's jump and swap: orange and violet destinations are shown
+            kinds = set(shown_destinations(pg).values())
+            assert {"orange", "violet"} <= kinds, kinds
+            screenshot(pg, "tutorial", tmp_path)
+    assert pg.is_disabled("[data-testid=tutorial-next]")
+    pg.keyboard.press("Escape")  # Esc leaves
+    pg.wait_for_selector("[data-testid=menu]")
+
+
+def test_replay_steps_forward_and_back(page: Any, live_server: LiveServer, tmp_path: Path) -> None:
+    pg = page
+    rec = Recorder(Game.new(land_radius=1, map_radius=2, max_rounds=8), ["random", "random", "random"])
+    while not rec.game.over:
+        moves = rec.game.legal_moves()
+        rec.play(moves[len(moves) // 2])
+    plies = len(rec.record.moves)
+    store = live_server.app.state.manager.records
+    rid = store.save(rec.record.to_dict(), "replaytest")
+    pg.goto(live_server.url + "/#replays")
+    pg.click(f"[data-testid=replay-item][data-id='{rid}']")
+    screen = "[data-testid=replay]"
+    pg.wait_for_selector(f"{screen}[data-ply='0']")
+    pg.click("[data-testid=replay-next]")
+    pg.wait_for_selector(f"{screen}[data-ply='1']")
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_selector(f"{screen}[data-ply='2']")
+    assert pg.locator("[data-testid=log-entry]").count() == 2
+    pg.keyboard.press("ArrowLeft")
+    pg.wait_for_selector(f"{screen}[data-ply='1']")
+    assert pg.locator("[data-testid=log-entry]").count() == 1
+    pg.click("[data-testid=replay-last]")
+    pg.wait_for_selector(f"{screen}[data-ply='{plies}']")
+    assert "Fin de la partida" in pg.inner_text("[data-testid=turn-banner]")
+    screenshot(pg, "replay", tmp_path)
+    pg.click("[data-testid=replay-first]")
+    pg.wait_for_selector(f"{screen}[data-ply='0']")
+
+
+def test_two_browsers_play_one_room_by_invite_links(browser: Any, live_server: LiveServer) -> None:
+    body = {
+        "options": SMALL,
+        "ai_speed": "instant",
+        "seats": [
+            {"type": "human", "name": "Ana"},
+            {"type": "human", "name": "Beto"},
+            {"type": "ai", "strategy": "random"},
+        ],
+    }
+    answer = httpx.post(live_server.url + "/api/rooms", json=body, timeout=10).json()
+    links = {s["seat"]: s["link"] for s in answer["seats"] if s["type"] == "human"}
+    contexts = [browser.new_context(viewport={"width": 1100, "height": 720}) for _ in range(3)]
+    try:
+        a, b, spectator = (c.new_page() for c in contexts)
+        for pg in (a, b, spectator):
+            pg.set_default_timeout(TIMEOUT_MS)
+        a.goto(live_server.url + links[0])
+        b.goto(live_server.url + links[1])
+        spectator.goto(live_server.url + answer["spectate"])
+        for pg in (a, b, spectator):
+            pg.wait_for_selector(f"{GAME}[data-ply='0']")
+        assert "Tu turno" in a.inner_text("[data-testid=turn-banner]")
+        assert "Turno de Ana" in b.inner_text("[data-testid=turn-banner]")
+        assert b.locator(".piece.movable").count() == 0  # not Beto's turn
+        assert spectator.locator(".piece.movable").count() == 0 and spectator.is_hidden("[data-testid=pass]")
+        select_first_piece(a)
+        a.locator("[data-testid=destination]").first.click()
+        wait_state(b, "d.ply === '1' && d.turn === '1'")
+        wait_state(spectator, "d.ply === '1'")
+        b.keyboard.press("p")
+        wait_state(a, "d.ply === '3' && d.turn === '0'")  # the AI answered too
+        # reconnecting (a reload) resumes the seat
+        a.reload()
+        wait_state(a, "d.ply === '3' && d.turn === '0'")
+        assert "Tu turno" in a.inner_text("[data-testid=turn-banner]")
+        a.keyboard.press("p")
+        wait_state(b, "d.ply === '4' && d.turn === '1'")
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_a_whole_game_against_two_ais(page: Any, live_server: LiveServer, tmp_path: Path) -> None:
+    """A clicking loop plays Blue to the end: first movable piece and its first destination, else pass."""
+    pg = page
+    room = start_from_menu(pg, live_server, {**SMALL, "max_rounds": 12})
+    deadline = time.monotonic() + 150
+    moves = 0
+    while pg.get_attribute(GAME, "data-over") != "true":
+        assert time.monotonic() < deadline, "the game did not end in time"
+        wait_state(pg, "d.over === 'true' || d.turn === '0'")
+        if pg.get_attribute(GAME, "data-over") == "true":
+            break
+        now = ply(pg)
+        if pg.locator(".piece.movable").count() and moves % 4 != 3:
+            select_first_piece(pg)
+            pg.locator("[data-testid=destination]").first.click()
+        else:
+            pg.click("[data-testid=pass]")
+        moves += 1
+        wait_state(pg, f"d.over === 'true' || Number(d.ply) > {now}")
+    pg.wait_for_selector("[data-testid=game-over-panel]:not([hidden])")
+    game = live_server.game(room)
+    assert game.over
+    assert re.search(r"Fin de la partida", pg.inner_text("[data-testid=turn-banner]"))
+    screenshot(pg, "game-over", tmp_path)
