@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from dw_env.engine import Game, Move
+from dw_env.errors import brief
 from dw_env.info import NUM_PLAYERS
+from policies import state as st
 from policies import toolkit as tk
 from policies.scripted import ScriptedPolicy, would_win_with_centre
 
@@ -89,6 +93,25 @@ class CenterPolicy(ScriptedPolicy):
         super().reset(seed)
         self._path_key = b""
         self._path = []
+
+    def state_dict(self) -> dict[str, Any]:
+        """Return the scripted memory plus the cached path to ring 1 and the position it was found for."""
+        return {**super().state_dict(), "path_key": self._path_key.hex(), "path": list(self._path)}
+
+    def _read_state(self, state: Mapping[str, Any], num_lands: int) -> dict[str, Any]:
+        key = state["path_key"]
+        if key != "":
+            key = st.read_str(key, "CenterPolicy.path_key", max_len=16 * num_lands + 64)
+        try:
+            path_key = bytes.fromhex(key)
+        except ValueError:
+            raise st.StateError(f"CenterPolicy.path_key: must be hexadecimal text, got {brief(key)}") from None
+        path = st.read_list(state["path"], "CenterPolicy.path", num_lands)
+        return {
+            **super()._read_state(state, num_lands),
+            "_path_key": path_key,
+            "_path": [st.read_int(x, f"CenterPolicy.path[{i}]", 0, num_lands - 1) for i, x in enumerate(path)],
+        }
 
     def wants_end(self, game: Game, sit: tk.Situation) -> bool:
         p = sit.seat

@@ -2,7 +2,7 @@
 
 A checkpoint is one ``torch.save`` file (suffix ``.pt``) holding a plain mapping::
 
-    format, format_version      "dw-ppo-checkpoint", 1
+    format, format_version      "dw-ppo-checkpoint", 2 (version 1 files still load as policies)
     observation_version         the layout the weights read (dw_env.envs.observation.OBSERVATION_VERSION)
     options                     the game options trained on (map size and rules variants)
     network                     the network's size: channels, blocks, head_hidden
@@ -10,11 +10,16 @@ A checkpoint is one ``torch.save`` file (suffix ``.pt``) holding a plain mapping
     config                      the full training config (training/config.py)
     counters                    env steps, updates, games, elapsed seconds at the time of writing
     training                    (training checkpoints only) optimizer, RNG streams, league and the games in
-                                progress, as pickled bytes: present so that ``--resume`` continues exactly
+                                progress as tensors, numbers, strings, lists and mappings (JSON text for the
+                                scripted AIs' memory and RNG states): present so that ``--resume`` continues
+                                exactly (training/resume.py)
 
 Policy files for the arena are checkpoints without ``training`` (:func:`export_policy`), a few hundred KB.
-Loading uses ``torch.load(weights_only=True)``, so a file can hold tensors, numbers, strings and bytes but no
-code; the training state is unpickled only when a run is resumed from its own checkpoint.
+Loading uses ``torch.load(weights_only=True)`` and nothing in the file is ever unpickled otherwise: a file
+holds data, never code, so loading a checkpoint from an untrusted source runs nothing. (Version 1 training
+checkpoints kept their training state as pickled bytes; those bytes are never read: such a file still plays
+as a policy but cannot be resumed.) Everything read is checked: a file that does not fit raises
+:class:`CheckpointError` naming the file, the entry, the value received (bounded) and what is allowed.
 
 Writes go to a temporary file in the same folder, are flushed to disk, then renamed over the target with
 ``os.replace``: a crash mid-write leaves the previous checkpoint intact, never a torn one.
@@ -24,17 +29,31 @@ from __future__ import annotations
 
 import io
 import os
-import pickle
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from dw_env.envs.observation import OBSERVATION_VERSION
+from dw_env.errors import brief
 from dw_env.options import GameOptions
+from policies.state import cut
 
 FORMAT = "dw-ppo-checkpoint"
-FORMAT_VERSION = 1
+#: the version written; 2: the training state is plain data (1 held it as pickled bytes, never read now)
+FORMAT_VERSION = 2
+#: versions whose weights load (a policy); only FORMAT_VERSION files can be resumed
+READABLE_VERSIONS = (1, 2)
 REQUIRED_KEYS = ("format", "format_version", "observation_version", "options", "network", "model")
+#: the network's size keys (policies/network.py HexPolicyNet) and the values a file may give them
+NETWORK_LIMITS: dict[str, tuple[int, int]] = {
+    "channels": (4, 1024),
+    "cell_layers": (0, 64),
+    "land_layers": (0, 64),
+    "head_hidden": (8, 4096),
+}
+#: temporary files :func:`write_atomic` leaves behind when the process is killed mid-write
+_TEMPORARY = re.compile(r"^\.(?P<name>.+)\.[A-Za-z0-9_]{6,}\.tmp$")
 
 
 class CheckpointError(ValueError):
@@ -69,17 +88,17 @@ def save(path: str | Path, payload: dict[str, Any]) -> None:
     write_atomic(path, buffer.getvalue())
 
 
-def pack(obj: Any) -> bytes:
-    """Return pickled bytes of training state (stored under ``training``; unpickled only on resume)."""
-    return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def unpack(data: bytes, path: str | Path) -> Any:
-    """Return the object pickled by :func:`pack`; CheckpointError naming ``path`` if it is damaged."""
-    try:
-        return pickle.loads(data)
-    except Exception as exc:  # noqa: BLE001 - any unpickling failure means a damaged file
-        raise CheckpointError(f"{path}: the training state in this checkpoint is damaged ({exc})") from None
+def stale_temporaries(folder: str | Path, names: tuple[str, ...]) -> list[Path]:
+    """Return the temporary files :func:`write_atomic` left in ``folder`` for targets ``names`` (killed writes)."""
+    found = []
+    base = Path(folder)
+    if not base.is_dir():
+        return []
+    for p in base.iterdir():
+        m = _TEMPORARY.match(p.name)
+        if m and m.group("name") in names and p.is_file() and not p.is_symlink():
+            found.append(p)
+    return sorted(found)
 
 
 def load(path: str | Path, options: GameOptions | None = None, *, map_only: bool = False) -> dict[str, Any]:
@@ -96,25 +115,30 @@ def load(path: str | Path, options: GameOptions | None = None, *, map_only: bool
         raise FileNotFoundError(f"no such checkpoint: {path}")
     try:
         payload = torch.load(p, map_location="cpu", weights_only=True)
-    except Exception as exc:  # noqa: BLE001 - torch raises many types for damaged files
-        raise CheckpointError(f"{path}: not a readable checkpoint (corrupt or truncated file?): {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - torch raises many types for damaged or code-carrying files
+        raise CheckpointError(
+            f"{path}: not a readable checkpoint (corrupt or truncated file, or one holding code, which is "
+            f"never run): {cut(str(exc) or type(exc).__name__)}"
+        ) from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise CheckpointError(f"{path}: not a dw train checkpoint (format {_get(payload, 'format')!r})")
+        raise CheckpointError(f"{path}: not a dw train checkpoint (format {brief(_get(payload, 'format'))})")
     missing = [key for key in REQUIRED_KEYS if key not in payload]
     if missing:
         raise CheckpointError(f"{path}: damaged checkpoint, missing {', '.join(missing)}")
-    if payload["format_version"] != FORMAT_VERSION:
+    version = payload["format_version"]
+    if isinstance(version, bool) or version not in READABLE_VERSIONS:
         raise CheckpointError(
-            f"{path}: checkpoint format version {payload['format_version']} is not supported; "
-            f"this version reads {FORMAT_VERSION}"
+            f"{path}: checkpoint format version {brief(version)} is not supported; "
+            f"this version reads {', '.join(map(str, READABLE_VERSIONS))}"
         )
     if payload["observation_version"] != OBSERVATION_VERSION:
         raise CheckpointError(
-            f"{path}: made for observation layout {payload['observation_version']!r}, but this environment "
+            f"{path}: made for observation layout {brief(payload['observation_version'])}, but this environment "
             f"produces {OBSERVATION_VERSION!r}; retrain, or use the version of dw_env the checkpoint was made with"
         )
+    saved = saved_options(payload, path)
     if options is not None:
-        check_options(payload, options, path, map_only=map_only)
+        check_options(payload, options, path, map_only=map_only, saved=saved)
     return payload
 
 
@@ -122,9 +146,104 @@ def _get(payload: Any, key: str) -> Any:
     return payload.get(key) if isinstance(payload, dict) else type(payload).__name__
 
 
-def check_options(payload: dict[str, Any], options: GameOptions, path: str | Path, *, map_only: bool) -> None:
+def saved_options(payload: dict[str, Any], path: str | Path) -> GameOptions:
+    """Return the game options a checkpoint was made for; CheckpointError if they are not valid options."""
+    options = payload["options"]
+    if not isinstance(options, dict) or any(
+        isinstance(v, int) and not isinstance(v, bool) and abs(v) > 2**31 for v in options.values()
+    ):
+        raise CheckpointError(
+            f"{path}: damaged checkpoint, options must be a mapping of game options, got {brief(options)}"
+        )
+    try:
+        return GameOptions.from_dict(options)
+    except (TypeError, ValueError) as exc:
+        raise CheckpointError(f"{path}: damaged checkpoint, its game options are not valid: {cut(str(exc))}") from None
+
+
+def network_size(payload: dict[str, Any], path: str | Path) -> dict[str, int]:
+    """Return the checkpoint's network size keys, checked against :data:`NETWORK_LIMITS`; CheckpointError if not."""
+    network = payload["network"]
+    allowed = ", ".join(f"{k} ({a}..{b})" for k, (a, b) in NETWORK_LIMITS.items())
+    if not isinstance(network, dict):
+        raise CheckpointError(
+            f"{path}: damaged checkpoint, network must be a mapping of {allowed}; got {brief(network)}"
+        )
+    for key in network:
+        if key not in NETWORK_LIMITS:
+            raise CheckpointError(f"{path}: unknown network key {brief(key)}; allowed: {allowed}")
+    size: dict[str, int] = {}
+    for key, (low, high) in NETWORK_LIMITS.items():
+        if key not in network:
+            raise CheckpointError(f"{path}: damaged checkpoint, network lacks {key}; it needs {allowed}")
+        value = network[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise CheckpointError(f"{path}: network.{key} must be an integer in {low}..{high}, got {brief(value)}")
+        size[key] = value
+    return size
+
+
+def load_weights(net: Any, payload: dict[str, Any], path: str | Path) -> None:
+    """Load ``payload["model"]`` into ``net``; CheckpointError naming what does not fit (``net`` unchanged then)."""
+    import torch
+
+    model = payload["model"]
+    if not isinstance(model, dict) or not model:
+        raise CheckpointError(
+            f"{path}: damaged checkpoint, model must be a non-empty mapping of weights, got {brief(model)}"
+        )
+    expected = net.state_dict()
+    missing = [k for k in expected if k not in model]
+    extra = [brief(k) for k in model if k not in expected]
+    wrong = [
+        f"{k} {tuple(v.shape) if isinstance(v, torch.Tensor) else brief(v)} (needs {tuple(expected[k].shape)})"
+        for k, v in model.items()
+        if k in expected
+        and (not isinstance(v, torch.Tensor) or v.shape != expected[k].shape or not v.dtype.is_floating_point)
+    ]
+    if missing or extra or wrong:
+        parts = [f"missing {_few(missing)}"] if missing else []
+        parts += [f"unexpected {_few(extra)}"] if extra else []
+        parts += [f"wrong shape or type: {_few(wrong)}"] if wrong else []
+        raise CheckpointError(
+            f"{path}: the weights do not fit the network the file names ({brief(payload.get('network'))}): "
+            + "; ".join(parts)
+        )
+    bad = [k for k, v in model.items() if not bool(torch.isfinite(v).all())]
+    if bad:
+        raise CheckpointError(f"{path}: the weights hold NaN or infinite values: {_few(bad)}")
+    net.load_state_dict(model)
+
+
+def check_playable(payload: dict[str, Any], path: str | Path) -> None:
+    """Raise CheckpointError unless the network the file names can be built and its weights fit it."""
+    import torch
+
+    from dw_env.geometry import build_geometry
+    from policies.network import HexPolicyNet
+
+    options = saved_options(payload, path)
+    size = network_size(payload, path)
+    with torch.random.fork_rng(devices=[]):  # building a net for the check must not move torch's RNG
+        net = HexPolicyNet(build_geometry(options.land_radius, options.map_radius), **size)
+    load_weights(net, payload, path)
+
+
+def _few(names: list[str], shown: int = 4) -> str:
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
+def check_options(
+    payload: dict[str, Any],
+    options: GameOptions,
+    path: str | Path,
+    *,
+    map_only: bool,
+    saved: GameOptions | None = None,
+) -> None:
     """Raise CheckpointError if the checkpoint was made for another map size (or other rules options)."""
-    saved = GameOptions.from_dict(payload["options"])
+    saved = saved or saved_options(payload, path)
     here = (options.land_radius, options.map_radius)
     there = (saved.land_radius, saved.map_radius)
     if here != there:

@@ -102,4 +102,5 @@ def load(path: str | Path, seed: int | None = None, greedy: bool = False) -> Net
 
     torch.set_num_threads(1)  # one game per process in the arena: threads would only contend
     payload = checkpoint.load(path)
+    checkpoint.check_playable(payload, path)  # a network size or weights that do not fit: CheckpointError
     return NetworkPolicy(payload, seed=seed, greedy=greedy, label=Path(path).name)

@@ -20,14 +20,18 @@ blockers, so a blocked AI never loops or waits until truncation (A57).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from dw_env.engine import END_REQUEST_MOVE, PASS_MOVE, Game, Move
+from dw_env.errors import brief
 from dw_env.info import NUM_PLAYERS
 from dw_env.rules import layout as lay
+from policies import state as st
 from policies import toolkit as tk
 from policies.base import Policy
 
@@ -86,6 +90,45 @@ class ScriptedPolicy(Policy):
         self.idle_turns = 0
         self.banned = {}
         self.turn_index = 0
+
+    # ---- saved state (dw train --resume) ----------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """Return the per-game memory as plain data: RNG, plans, banned lands, turn counts.
+
+        The analysis arrays (``Situation``) are recomputed at every decision and are not part of it.
+        """
+        return {
+            **super().state_dict(),
+            "plan": None if self.plan is None else asdict(self.plan),
+            "raid": None if self.raid is None else asdict(self.raid),
+            "banned": [[land, until] for land, until in self.banned.items()],
+            "prep_land": self.prep_land,
+            "idle_turns": self.idle_turns,
+            "turn_index": self.turn_index,
+            "turns_to_conquer": self.turns_to_conquer,
+        }
+
+    def _read_state(self, state: Mapping[str, Any], num_lands: int) -> dict[str, Any]:
+        where = type(self).__name__
+        turns = 2**31 - 1
+        banned: dict[int, int] = {}
+        for i, pair in enumerate(st.read_list(state["banned"], f"{where}.banned", num_lands)):
+            item = st.read_list(pair, f"{where}.banned[{i}]", 2)
+            if len(item) != 2:
+                raise st.StateError(f"{where}.banned[{i}]: must be [land, until], got {brief(item)}")
+            banned[st.read_int(item[0], f"{where}.banned[{i}][0]", 0, num_lands - 1)] = st.read_int(
+                item[1], f"{where}.banned[{i}][1]", -turns, turns
+            )
+        return {
+            **super()._read_state(state, num_lands),
+            "plan": _read_plan(state["plan"], f"{where}.plan", num_lands),
+            "raid": _read_plan(state["raid"], f"{where}.raid", num_lands),
+            "banned": banned,
+            "prep_land": st.read_int(state["prep_land"], f"{where}.prep_land", -1, num_lands - 1),
+            "idle_turns": st.read_int(state["idle_turns"], f"{where}.idle_turns", 0, turns),
+            "turn_index": st.read_int(state["turn_index"], f"{where}.turn_index", 0, turns),
+            "turns_to_conquer": st.read_int(state["turns_to_conquer"], f"{where}.turns_to_conquer", 1, 1000),
+        }
 
     # ---- the turn --------------------------------------------------------------------------
     def act(self, game: Game, seat: int) -> Move:
@@ -354,6 +397,19 @@ class ScriptedPolicy(Policy):
             if move is not None:
                 return move
         return None
+
+
+def _read_plan(value: Any, where: str, num_lands: int) -> Plan | None:
+    """Return the Plan saved as a mapping (or None); StateError if it does not fit a map of ``num_lands``."""
+    if value is None:
+        return None
+    plan = st.check_keys(value, ("kind", "land", "since", "budget"), where)
+    return Plan(
+        st.read_str(plan["kind"], f"{where}.kind", (CONQUER, LIBERATE)),
+        st.read_int(plan["land"], f"{where}.land", 0, num_lands - 1),
+        st.read_int(plan["since"], f"{where}.since", 0, 2**31 - 1),
+        st.read_int(plan["budget"], f"{where}.budget", 0, 2**31 - 1),
+    )
 
 
 def would_win_with_centre(sit: tk.Situation, p: int) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -42,19 +43,26 @@ def test_unknown_game_option_is_named() -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"ppo": {"learning_rate": "fast"}}, r"ppo\.learning_rate must be a finite number, got 'fast'"),
-        ({"env": {"num_envs": 2.5}}, r"env\.num_envs must be an integer, got 2\.5"),
-        ({"env": {"num_envs": True}}, r"env\.num_envs must be an integer, got True"),
-        ({"env": {"num_envs": 1}}, r"env\.num_envs=1 is out of range; allowed: 3\.\.65536"),
-        ({"ppo": {"gamma": 1.5}}, r"ppo\.gamma=1\.5 is out of range; allowed: 0\.0\.\.1\.0"),
-        ({"run": {"device": "tpu"}}, r"run\.device='tpu' is not allowed; allowed: auto, cpu, cuda"),
-        ({"ppo": {"norm_adv": "yes"}}, r"ppo\.norm_adv must be true or false, got 'yes'"),
-        ({"league": {"weights": {"sensei": 1}}}, r"unknown opponent kind league\.weights\.sensei; allowed: latest"),
-        ({"league": {"weights": {"random": -1}}}, r"league\.weights\.random must be a number >= 0, got -1"),
+        (
+            {"ppo": {"learning_rate": "fast"}},
+            r"ppo\.learning_rate: must be a finite number in 0\.0\.\.1\.0, got 'fast'",
+        ),
+        ({"ppo": {"learning_rate": -1}}, r"ppo\.learning_rate: must be a finite number in 0\.0\.\.1\.0, got -1"),
+        ({"env": {"num_envs": 2.5}}, r"env\.num_envs: must be an integer in 3\.\.65536, got 2\.5"),
+        ({"env": {"num_envs": True}}, r"env\.num_envs: must be an integer in 3\.\.65536, got True"),
+        ({"env": {"num_envs": 1}}, r"env\.num_envs: must be an integer in 3\.\.65536, got 1"),
+        ({"ppo": {"gamma": 1.5}}, r"ppo\.gamma: must be a finite number in 0\.0\.\.1\.0, got 1\.5"),
+        ({"run": {"device": "tpu"}}, r"run\.device: must be one of auto, cpu, cuda, got 'tpu'"),
+        ({"ppo": {"norm_adv": "yes"}}, r"ppo\.norm_adv: must be true or false, got 'yes'"),
+        ({"league": {"weights": {"sensei": 1}}}, r"league\.weights: unknown opponent kind 'sensei'; allowed: latest"),
+        ({"league": {"weights": {"random": -1}}}, r"league\.weights: the weight of random must be .* >= 0, got -1"),
         ({"league": {"weights": {"random": 0}}}, r"at least one opponent kind a positive weight"),
-        ({"eval": {"final_opponents": ["sensei"]}}, r"unknown eval\.final_opponents entry 'sensei'"),
+        (
+            {"eval": {"final_opponents": ["sensei"]}},
+            r"eval\.final_opponents\[0\]: must be one of random, .*got 'sensei'",
+        ),
         ({"game": {"land_radius": 9}}, r"game: option land_radius=9 is out of range; allowed: 1\.\.5"),
-        ({"run": []}, r"section 'run' must be a mapping"),
+        ({"run": []}, r"run: must be a mapping of keys \(name, seed, "),
     ],
 )
 def test_wrong_values_name_key_value_and_what_is_allowed(data: dict, message: str) -> None:
@@ -96,3 +104,122 @@ def test_full_config_round_trips_through_yaml(tmp_path: Path) -> None:
     path = tmp_path / "saved.yaml"
     path.write_text(cfg.to_yaml(config))
     assert cfg.load(path).to_dict() == config.to_dict()
+
+
+# ---- issue 8: bad input is refused quickly, with a bounded message -----------------------------------
+ALIAS_BOMB = (
+    'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+    "b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+    "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
+    "f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n"
+    "h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\ni: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]\n"
+)
+
+
+def test_yaml_alias_bomb_is_refused_fast(tmp_path: Path) -> None:
+    import time
+
+    path = tmp_path / "bomb.yaml"
+    path.write_text(ALIAS_BOMB)
+    started = time.perf_counter()
+    with pytest.raises(cfg.ConfigError, match=r"bomb\.yaml: line 1: YAML anchors and aliases \(&a\) are not allowed"):
+        cfg.load(path)
+    assert time.perf_counter() - started < 1.0
+
+
+def test_yaml_aliases_in_an_override_are_refused() -> None:
+    with pytest.raises(cfg.ConfigError, match="anchors and aliases"):
+        cfg.load(None, ["eval.final_opponents=[*x]"])
+
+
+def test_duplicate_yaml_keys_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "twice.yaml"
+    path.write_text("ppo:\n  learning_rate: 0.1\n  gamma: 0.9\n  learning_rate: 0.2\n")
+    with pytest.raises(cfg.ConfigError, match=r"twice\.yaml: line 4: key learning_rate is given twice"):
+        cfg.load(path)
+    path.write_text("ppo: {}\nrun: {}\nppo: {}\n")
+    with pytest.raises(cfg.ConfigError, match=r"line 3: key ppo is given twice"):
+        cfg.load(path)
+
+
+def test_huge_values_are_quoted_briefly(tmp_path: Path) -> None:
+    path = tmp_path / "huge.yaml"
+    path.write_text("run:\n  name: " + "x" * 1_000_000 + "\n")
+    with pytest.raises(cfg.ConfigError, match=r"run\.name: must be one folder name") as info:
+        cfg.load(path)
+    assert len(str(info.value)) < 500
+    with pytest.raises(cfg.ConfigError) as info:
+        cfg.from_dict({"ppo": {"k" * 100_000: 1}, "game": {"max_rounds": 10**5000}})
+    assert len(str(info.value)) < 1000
+
+
+def test_oversized_config_file_is_refused_unread(tmp_path: Path) -> None:
+    path = tmp_path / "big.yaml"
+    path.write_text("# " + "x" * (cfg.MAX_CONFIG_BYTES + 1) + "\n")
+    with pytest.raises(cfg.ConfigError, match="a config is at most"):
+        cfg.load(path)
+
+
+@pytest.mark.parametrize("text", ["game:\n", "game: {}\n", "", "game:\n  max_rounds: 150\n"])
+def test_empty_or_missing_game_section_is_the_default_small_map(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    options = cfg.load(path).options
+    assert (options.land_radius, options.map_radius, options.max_rounds) == (1, 2, 150)
+    assert cfg.load(path).game == cfg.TrainConfig().game
+
+
+def test_partial_game_section_keeps_the_other_default_options(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("game:\n  max_rounds: 40\n")
+    options = cfg.load(path).options
+    assert (options.land_radius, options.map_radius, options.max_rounds) == (1, 2, 40)
+    assert cfg.load(None, ["game.max_rounds=40"]).options == options  # a file and an override agree
+
+
+@pytest.mark.parametrize("name", ["../../x", "a/b", "..", ".", "", "/abs", "a\\b", "-rf", "x" * 101, "nul\x00"])
+def test_run_name_must_be_one_safe_folder_name(name: str) -> None:
+    with pytest.raises(cfg.ConfigError, match=r"run\.name: must be one folder name"):
+        cfg.from_dict({"run": {"name": name}})
+
+
+def test_run_name_that_is_a_folder_name_is_accepted() -> None:
+    assert cfg.from_dict({"run": {"name": "small-agent_v2.1"}}).run.name == "small-agent_v2.1"
+
+
+FLOAT_KEYS = [
+    f"{section}.{key}"
+    for section, model in cfg.SECTIONS.items()
+    for key, field in model.model_fields.items()
+    if field.annotation is float
+]
+
+
+@pytest.mark.parametrize("key", FLOAT_KEYS)
+@pytest.mark.parametrize("text", [".nan", ".inf", "-.inf"])
+def test_non_finite_numbers_are_refused_everywhere(key: str, text: str) -> None:
+    with pytest.raises(cfg.ConfigError, match=re.escape(f"{key}: must be a finite number")):
+        cfg.load(None, [f"{key}={text}"])
+
+
+@pytest.mark.parametrize("text", [".nan", ".inf"])
+def test_non_finite_league_weight_is_refused(text: str) -> None:
+    with pytest.raises(cfg.ConfigError, match=r"league\.weights\.random: must be a finite number >= 0"):
+        cfg.load(None, [f"league.weights.random={text}"])
+
+
+def test_numbers_in_e_notation_are_numbers_and_quoted_numbers_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("ppo:\n  learning_rate: 1e-4\n  gamma: 9.9E-1\n")
+    config = cfg.load(path)
+    assert config.ppo.learning_rate == 1e-4 and config.ppo.gamma == 0.99
+    path.write_text('ppo:\n  learning_rate: "0.1"\n')
+    with pytest.raises(
+        cfg.ConfigError, match=r"ppo\.learning_rate: must be a finite number in 0\.0\.\.1\.0, got '0\.1'"
+    ):
+        cfg.load(path)
+
+
+def test_every_shipped_config_is_valid() -> None:
+    for path in sorted(CONFIGS.glob("*.yaml")):
+        cfg.load(path)

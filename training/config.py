@@ -1,11 +1,11 @@
-"""The training configuration: one dataclass per section, loaded from strictly validated YAML.
+"""The training configuration: one strict pydantic model per section, loaded from YAML.
 
 A config file has the sections below; every key is optional and defaults to the value given here, which is
 the default run (``configs/small.yaml``: the small map on a CPU)::
 
     run:     name, seed, out_dir, total_env_steps, max_minutes, device, amp, torch_threads, env_threads,
              checkpoint_every, stop_after_updates, progress
-    game:    the game options (dw_env.options.GameOptions): land_radius, map_radius, ...
+    game:    the game options (dw_env.options.GameOptions): land_radius, map_radius, max_rounds, ...
     env:     num_envs, num_steps, score_shaping, conquest_shaping
     ppo:     learning_rate, anneal_lr, gamma, gae_lambda, num_minibatches, update_epochs, ...
     network: channels, cell_layers, land_layers, head_hidden
@@ -13,168 +13,251 @@ the default run (``configs/small.yaml``: the small map on a CPU)::
     imitation: teacher, decisions, epochs, learning_rate, batch_size, workers (warm start: clone an AI)
     eval:    final_games, final_opponents, greedy
 
-Validation is strict (pgx's ``extra="forbid"``): an unknown section or key is an error that names it and
-lists the allowed keys; a value of the wrong type or out of range is an error naming the key, the value
-received and what is allowed. Command-line overrides use the same path syntax: ``ppo.learning_rate=1e-4``.
+A section left out or left empty (``game:`` with nothing under it) takes its defaults, and so does every
+key a section leaves out; for ``game`` that is the default run's small map (``land_radius: 1, map_radius:
+2, max_rounds: 150``, the other options as in GameOptions), whether the section is missing, empty or names
+only some options.
+
+Validation is strict (pgx's ``extra="forbid"``, pydantic's strict mode): an unknown section or key is an
+error naming it and the allowed keys; a value of the wrong type (``"0.1"`` for a number, ``1`` for true),
+out of range or not finite (``.nan``, ``.inf``) is an error naming the key, the value received (bounded,
+:func:`dw_env.errors.brief`) and what is allowed, e.g. ``ppo.learning_rate: must be a finite number in
+0.0..1.0, got -1``. ``run.name`` must be one safe path component (it names the run's folder under
+``out_dir``). The YAML itself is read strictly too: a key given twice, and anchors or aliases (``&x``,
+``*x``: a few hundred bytes of them expand to gigabytes) are refused, as are files over 1 MiB. Numbers
+like ``1e-4`` read as numbers (YAML 1.2), not strings. Command-line overrides use the same path syntax:
+``ppo.learning_rate=1e-4``.
 """
 
 from __future__ import annotations
 
 import copy
-import dataclasses
-import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from dw_env.errors import brief
 from dw_env.options import GameOptions
 
 #: opponent kinds a game can be sampled with: the learner itself, a frozen past self, or a scripted AI
 NETWORK_OPPONENTS: tuple[str, ...] = ("latest", "past")
 SCRIPTED_OPPONENTS: tuple[str, ...] = ("random", "balanced", "expansionist", "center", "raider", "guardian")
 OPPONENT_KINDS: tuple[str, ...] = NETWORK_OPPONENTS + SCRIPTED_OPPONENTS
+Scripted = Literal["random", "balanced", "expansionist", "center", "raider", "guardian"]
+Teacher = Literal["none", "random", "balanced", "expansionist", "center", "raider", "guardian"]
+assert get_args(Scripted) == SCRIPTED_OPPONENTS
+
+#: the game options of the default run (the small map); other options default as in GameOptions
+DEFAULT_GAME: dict[str, Any] = {"land_radius": 1, "map_radius": 2, "max_rounds": 150}
+#: a config file larger than this is refused unread
+MAX_CONFIG_BYTES = 2**20
+#: a run name: one path component of letters, digits, '.', '_' and '-', starting with a letter or digit
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 
 
-def _opt(default: Any, low: float | None = None, high: float | None = None, choices: tuple[Any, ...] = ()) -> Any:
-    """Return a dataclass field with its allowed range or choices recorded for validation."""
-    meta = {"low": low, "high": high, "choices": choices}
-    if isinstance(default, (dict, list)):
-        return field(default_factory=lambda: type(default)(default), metadata=meta)
-    return field(default=default, metadata=meta)
+class ConfigError(ValueError):
+    """A config value, key or file that is not allowed; the message names it and what is allowed."""
 
 
-@dataclass
-class RunConfig:
+class _Section(BaseModel):
+    """A config section: unknown keys refused, types strict, floats finite, defaults validated too."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, validate_default=True)
+
+
+def _int(default: int, low: int, high: int = 2**62) -> Any:
+    return Field(default, ge=low, le=high)
+
+
+def _float(default: float, low: float, high: float) -> Any:
+    return Field(default, ge=low, le=high)
+
+
+class RunConfig(_Section):
     """What to run, where to write it and when to stop."""
 
-    name: str = "small"
-    seed: int = _opt(1, 0, 2**31 - 1)
-    out_dir: str = "runs"
+    #: names the run's folder ``out_dir/name-sSEED-time``: one safe path component
+    name: str = Field(
+        "small",
+        pattern=NAME_PATTERN,
+        json_schema_extra={
+            "allowed": "one folder name of "
+            "letters, digits, '.', '_' and '-' (at most 100, starting with a letter or digit)"
+        },
+    )
+    seed: int = _int(1, 0, 2**31 - 1)
+    out_dir: str = Field("runs", min_length=1, max_length=4096, pattern=r"^[^\x00]*$")
     #: stop after this many environment steps (decisions of every seat, both phases) ...
-    total_env_steps: int = _opt(5_000_000, 1)
+    total_env_steps: int = _int(5_000_000, 1)
     #: ... or after this many minutes of wall-clock time (warm start included), whichever comes first
     #: (0: no time limit); the learning rate anneals with the steps, so this limit is the safety net
-    max_minutes: float = _opt(12.0, 0.0)
-    device: str = _opt("auto", choices=("auto", "cpu", "cuda"))
+    max_minutes: float = _float(12.0, 0.0, 1e7)
+    device: Literal["auto", "cpu", "cuda"] = "auto"
     #: bf16 autocast on CUDA ("auto": on when the device is CUDA; CPUs gain nothing from it here)
-    amp: str = _opt("auto", choices=("auto", "on", "off"))
-    torch_threads: int = _opt(1, 0, 256)  # 0: all cores
-    env_threads: int = _opt(1, 0, 256)  # 0: all cores
-    checkpoint_every: int = _opt(20, 1)  # updates
+    amp: Literal["auto", "on", "off"] = "auto"
+    torch_threads: int = _int(1, 0, 256)  # 0: all cores
+    env_threads: int = _int(1, 0, 256)  # 0: all cores
+    checkpoint_every: int = _int(20, 1)  # updates
     #: end this session after this many updates in total (0: never); the schedule still follows
     #: total_env_steps, so ``--resume`` later continues exactly (for runs split over sessions)
-    stop_after_updates: int = _opt(0, 0)
+    stop_after_updates: int = _int(0, 0)
     progress: bool = True
 
+    @field_validator("amp", mode="before")
+    @classmethod
+    def _yaml_on_off(cls, value: Any) -> Any:
+        """YAML 1.1 reads ``on``/``off`` as true/false: take them as the words meant."""
+        return {True: "on", False: "off"}.get(value, value) if isinstance(value, bool) else value
 
-@dataclass
-class EnvConfig:
+
+class EnvConfig(_Section):
     """The batched environment: games stepped together and steps per rollout."""
 
-    num_envs: int = _opt(128, 3, 65536)
+    num_envs: int = _int(128, 3, 65536)
     #: vector steps per rollout; the learner decides in about a third of them (one seat of three)
-    num_steps: int = _opt(96, 4, 4096)
+    num_steps: int = _int(96, 4, 4096)
     #: add the change of (own score - rivals' mean) / total points to every action's reward (zero-sum; it
     #: telescopes to the final score difference over a game); the terminal win/loss reward stays
     score_shaping: bool = True
     #: potential-based shaping (Ng et al. 1999) from the learner's running conquests: the potential is
     #: this weight x sum over lands of points x hold counter / K (rule 6.4) / total points; it guides the
     #: first conquests without changing which policies are optimal (0: off)
-    conquest_shaping: float = _opt(1.0, 0.0, 100.0)
+    conquest_shaping: float = _float(1.0, 0.0, 100.0)
 
 
-@dataclass
-class PPOConfig:
+class PPOConfig(_Section):
     """PPO's hyperparameters (names as in CleanRL's ppo.py)."""
 
-    learning_rate: float = _opt(3e-4, 0.0, 1.0)
+    learning_rate: float = _float(3e-4, 0.0, 1.0)
     anneal_lr: bool = True
-    gamma: float = _opt(0.995, 0.0, 1.0)
-    gae_lambda: float = _opt(0.95, 0.0, 1.0)
-    num_minibatches: int = _opt(8, 1, 4096)
-    update_epochs: int = _opt(2, 1, 100)
+    gamma: float = _float(0.995, 0.0, 1.0)
+    gae_lambda: float = _float(0.95, 0.0, 1.0)
+    num_minibatches: int = _int(8, 1, 4096)
+    update_epochs: int = _int(2, 1, 100)
     norm_adv: bool = True
-    clip_coef: float = _opt(0.2, 0.0, 10.0)
+    clip_coef: float = _float(0.2, 0.0, 10.0)
     clip_vloss: bool = False
-    ent_coef: float = _opt(0.005, 0.0, 10.0)
-    vf_coef: float = _opt(0.5, 0.0, 100.0)
-    max_grad_norm: float = _opt(0.5, 0.0, 1000.0)
+    ent_coef: float = _float(0.005, 0.0, 10.0)
+    vf_coef: float = _float(0.5, 0.0, 100.0)
+    max_grad_norm: float = _float(0.5, 0.0, 1000.0)
     #: stop the epochs of an update early when the approximate KL exceeds this (0: never)
-    target_kl: float = _opt(0.0, 0.0, 10.0)
+    target_kl: float = _float(0.0, 0.0, 10.0)
 
 
-@dataclass
-class NetworkConfig:
+class NetworkConfig(_Section):
     """The hex network's size (see policies/network.py); the weights do not depend on the map size."""
 
-    channels: int = _opt(16, 4, 1024)
-    cell_layers: int = _opt(1, 0, 64)  # hex convolutions over the cells
-    land_layers: int = _opt(3, 0, 64)  # rounds of message passing between lands
-    head_hidden: int = _opt(64, 8, 4096)
+    channels: int = _int(16, 4, 1024)
+    cell_layers: int = _int(1, 0, 64)  # hex convolutions over the cells
+    land_layers: int = _int(3, 0, 64)  # rounds of message passing between lands
+    head_hidden: int = _int(64, 8, 4096)
 
 
-@dataclass
-class LeagueConfig:
+class LeagueConfig(_Section):
     """Opponents: frozen past selves and scripted AIs, sampled per game with these weights."""
 
     #: freeze a copy of the learner every this many updates ...
-    snapshot_every: int = _opt(10, 1)
+    snapshot_every: int = _int(10, 1)
     #: ... and keep the last this many
-    keep: int = _opt(5, 1, 1000)
+    keep: int = _int(5, 1, 1000)
     #: opponent kind -> weight; "latest" is the learner itself, "past" a frozen past self (uniform over the
     #: kept ones), the others are scripted AIs. Kinds left out get weight 0.
-    weights: dict = _opt({"latest": 0.4, "past": 0.3, "random": 0.1, "balanced": 0.2})
+    weights: dict[str, float] = Field(
+        default_factory=lambda: {"latest": 0.4, "past": 0.3, "random": 0.1, "balanced": 0.2}
+    )
     #: win rates and the rating use the last this many games against each opponent
-    rating_window: int = _opt(400, 10)
+    rating_window: int = _int(400, 10, 10**6)
+
+    @field_validator("weights")
+    @classmethod
+    def _every_kind(cls, weights: dict[str, float]) -> dict[str, float]:
+        """Return a weight for every opponent kind (0 for those left out); refuse unknown kinds, negatives."""
+        for kind, weight in weights.items():
+            if kind not in OPPONENT_KINDS:
+                raise ValueError(f"unknown opponent kind {brief(kind)}; allowed: {', '.join(OPPONENT_KINDS)}")
+            if not weight >= 0:
+                raise ValueError(f"the weight of {kind} must be a finite number >= 0, got {brief(weight)}")
+        full = {kind: float(weights.get(kind, 0.0)) for kind in OPPONENT_KINDS}
+        if sum(full.values()) <= 0:
+            raise ValueError("must give at least one opponent kind a positive weight")
+        return full
 
 
-@dataclass
-class ImitationConfig:
+class ImitationConfig(_Section):
     """Optional warm start (training/imitation.py): clone a scripted AI before PPO ("none": off)."""
 
-    teacher: str = _opt("balanced", choices=("none",) + SCRIPTED_OPPONENTS)
-    decisions: int = _opt(60_000, 1, 100_000_000)  # env steps of demonstrations (both phases)
-    epochs: int = _opt(4, 1, 1000)
-    learning_rate: float = _opt(1e-3, 0.0, 1.0)
-    batch_size: int = _opt(512, 1, 1_000_000)
-    workers: int = _opt(0, 0, 1024)  # processes collecting demonstrations (0: every core)
+    teacher: Teacher = "balanced"
+    decisions: int = _int(60_000, 1, 100_000_000)  # env steps of demonstrations (both phases)
+    epochs: int = _int(4, 1, 1000)
+    learning_rate: float = _float(1e-3, 0.0, 1.0)
+    batch_size: int = _int(512, 1, 1_000_000)
+    workers: int = _int(0, 0, 1024)  # processes collecting demonstrations (0: every core)
 
 
-@dataclass
-class EvalConfig:
+class EvalConfig(_Section):
     """The evaluation printed at the end of a run: the learner as one seat vs two copies of each opponent."""
 
-    final_games: int = _opt(150, 0, 1_000_000)
-    final_opponents: list = _opt(["random", "balanced"])
+    final_games: int = _int(150, 0, 1_000_000)
+    final_opponents: list[Scripted] = Field(default_factory=lambda: ["random", "balanced"], max_length=100)
     #: play the most probable action (True) or sample from the policy (False)
     greedy: bool = False
 
 
-@dataclass
-class TrainConfig:
-    """Everything a training run needs; ``game`` holds the game options as a plain mapping."""
+class TrainConfig(_Section):
+    """Everything a training run needs; ``game`` holds every game option as a plain mapping."""
 
-    run: RunConfig = field(default_factory=RunConfig)
-    game: dict = field(default_factory=lambda: {"land_radius": 1, "map_radius": 2, "max_rounds": 150})
-    env: EnvConfig = field(default_factory=EnvConfig)
-    ppo: PPOConfig = field(default_factory=PPOConfig)
-    network: NetworkConfig = field(default_factory=NetworkConfig)
-    league: LeagueConfig = field(default_factory=LeagueConfig)
-    imitation: ImitationConfig = field(default_factory=ImitationConfig)
-    eval: EvalConfig = field(default_factory=EvalConfig)
+    run: RunConfig = Field(default_factory=RunConfig)
+    game: dict[str, Any] = Field(default_factory=lambda: dict(DEFAULT_GAME))
+    env: EnvConfig = Field(default_factory=EnvConfig)
+    ppo: PPOConfig = Field(default_factory=PPOConfig)
+    network: NetworkConfig = Field(default_factory=NetworkConfig)
+    league: LeagueConfig = Field(default_factory=LeagueConfig)
+    imitation: ImitationConfig = Field(default_factory=ImitationConfig)
+    eval: EvalConfig = Field(default_factory=EvalConfig)
+
+    @field_validator("game")
+    @classmethod
+    def _game_options(cls, game: dict[str, Any]) -> dict[str, Any]:
+        """Return every game option: the default run's for keys left out, checked by GameOptions."""
+        allowed = [f for f in GameOptions().to_dict()]
+        for key, value in game.items():
+            if key not in allowed:
+                raise ValueError(f"unknown option {brief(key)}; allowed: {', '.join(allowed)}")
+            if isinstance(value, bool) or (isinstance(value, int) and abs(value) < 2**31):
+                continue
+            raise ValueError(f"option {key} must be an integer or true/false, got {brief(value)}")
+        try:
+            return GameOptions.from_dict({**DEFAULT_GAME, **game}).to_dict()
+        except (TypeError, ValueError) as exc:
+            raise ValueError(_cut(str(exc))) from None
+
+    @model_validator(mode="after")
+    def _batch_fits_minibatches(self) -> TrainConfig:
+        steps = self.env.num_envs * self.env.num_steps
+        if steps < 3 * self.ppo.num_minibatches:
+            raise ValueError(
+                f"env.num_envs * env.num_steps = {steps} is too small for ppo.num_minibatches="
+                f"{self.ppo.num_minibatches}; the learner decides in about a third of the steps"
+            )
+        return self
 
     @property
     def options(self) -> GameOptions:
         """Return the validated game options."""
         return GameOptions.from_dict(self.game)
 
+    def network_size(self) -> dict[str, int]:
+        """Return the network's size keys (policies/network.py HexPolicyNet's arguments)."""
+        return self.network.model_dump()
+
     def to_dict(self) -> dict[str, Any]:
         """Return the full config as a plain mapping (what is saved with every run)."""
-        return dataclasses.asdict(self)
+        return self.model_dump()
 
 
-SECTIONS: dict[str, type] = {
+SECTIONS: dict[str, type[BaseModel]] = {
     "run": RunConfig,
     "env": EnvConfig,
     "ppo": PPOConfig,
@@ -183,132 +266,172 @@ SECTIONS: dict[str, type] = {
     "imitation": ImitationConfig,
     "eval": EvalConfig,
 }
-ALL_SECTIONS: tuple[str, ...] = ("run", "game", "env", "ppo", "network", "league", "imitation", "eval")
+ALL_SECTIONS: tuple[str, ...] = tuple(TrainConfig.model_fields)
 
 
-class ConfigError(ValueError):
-    """A config value, key or file that is not allowed; the message names it and what is allowed."""
+# ---- error messages ---------------------------------------------------------------------------------
+def _cut(text: str, limit: int = 300) -> str:
+    """Return ``text`` cut to ``limit`` characters (a message from elsewhere, quoted in ours)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _check_value(where: str, value: Any, f: dataclasses.Field[Any]) -> Any:
-    """Return ``value`` checked (and int widened to float) for field ``f``; raise ConfigError otherwise."""
-    kind = f.type if isinstance(f.type, str) else f.type.__name__
-    if kind == "bool":
-        if not isinstance(value, bool):
-            raise ConfigError(f"{where} must be true or false, got {value!r}")
-    elif kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{where} must be an integer, got {value!r}")
-    elif kind == "float":
-        value = _yaml_float(value)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ConfigError(f"{where} must be a finite number, got {value!r}")
-        value = float(value)
-    elif kind == "str":
-        if not isinstance(value, str) or not value:
-            raise ConfigError(f"{where} must be a non-empty string, got {value!r}")
-    elif kind == "dict" and not isinstance(value, dict):
-        raise ConfigError(f"{where} must be a mapping, got {value!r}")
-    elif kind == "list" and not isinstance(value, list):
-        raise ConfigError(f"{where} must be a list, got {value!r}")
-    low, high, choices = f.metadata.get("low"), f.metadata.get("high"), f.metadata.get("choices")
-    if choices and value not in choices:
-        raise ConfigError(f"{where}={value!r} is not allowed; allowed: {', '.join(map(str, choices))}")
-    if low is not None and value < low:
-        raise ConfigError(f"{where}={value!r} is out of range; allowed: {_range_text(low, high)}")
-    if high is not None and value > high:
-        raise ConfigError(f"{where}={value!r} is out of range; allowed: {_range_text(low, high)}")
-    return value
+def _key_text(key: Any) -> str:
+    return key if isinstance(key, str) and len(key) <= 60 else brief(key, 60)
 
 
-def _yaml_float(value: Any) -> Any:
-    """Return ``value`` as a float if it is a string like ``1e-4`` (YAML 1.1 reads those as strings)."""
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return value
-    return value
+def _path(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + _key_text(part)
+    return out
 
 
-def _range_text(low: float | None, high: float | None) -> str:
-    if high is None:
-        return f">= {low}"
-    return f"{low}..{high}"
+def _field_of(loc: tuple[Any, ...]) -> Any:
+    """Return the pydantic FieldInfo at ``loc`` (section, key), or None."""
+    if len(loc) >= 2 and loc[0] in SECTIONS:
+        return SECTIONS[loc[0]].model_fields.get(loc[1]) if isinstance(loc[1], str) else None
+    return None
 
 
-def _section(name: str, data: Any) -> Any:
-    """Return the dataclass of section ``name`` built from ``data`` (a mapping), strictly validated."""
-    cls = SECTIONS[name]
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"section {name!r} must be a mapping, got {data!r}")
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    for key in data:
-        if key not in fields:
-            raise ConfigError(f"unknown key {name}.{key!s}; allowed in {name!r}: {', '.join(fields)}")
-    values = {key: _check_value(f"{name}.{key}", value, fields[key]) for key, value in data.items()}
-    return cls(**values)
+def _allowed(field: Any, item: bool) -> str:
+    """Return what a field allows, in words ("an integer in 3..65536")."""
+    extra = field.json_schema_extra or {}
+    if isinstance(extra, dict) and "allowed" in extra:
+        return str(extra["allowed"])
+    annotation = field.annotation
+    if get_origin(annotation) is dict and item:
+        return "a finite number >= 0"
+    if get_origin(annotation) is list:
+        inner = get_args(annotation)[0]
+        if item:
+            annotation = inner
+        else:
+            return f"a list of {', '.join(get_args(inner))}"
+    if get_origin(annotation) is Literal:
+        return "one of " + ", ".join(map(str, get_args(annotation)))
+    if annotation is bool:
+        return "true or false"
+    low = next((m.ge for m in field.metadata if getattr(m, "ge", None) is not None), None)
+    high = next((m.le for m in field.metadata if getattr(m, "le", None) is not None), None)
+    kind = {int: "an integer", float: "a finite number", str: "a non-empty string"}.get(annotation, "a mapping")
+    if annotation is dict or get_origin(annotation) is dict:
+        return "a mapping"
+    if low is not None and high is not None and high < 2**62:
+        return f"{kind} in {low}..{high}"
+    if low is not None:
+        return f"{kind} >= {low}"
+    return kind
 
 
-def _check_league(league: LeagueConfig) -> None:
-    for kind, weight in league.weights.items():
-        if kind not in OPPONENT_KINDS:
-            raise ConfigError(f"unknown opponent kind league.weights.{kind}; allowed: {', '.join(OPPONENT_KINDS)}")
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight < math.inf:
-            raise ConfigError(f"league.weights.{kind} must be a number >= 0, got {weight!r}")
-    league.weights = {kind: float(league.weights.get(kind, 0.0)) for kind in OPPONENT_KINDS}
-    if sum(league.weights.values()) <= 0:
-        raise ConfigError("league.weights must give at least one opponent kind a positive weight")
+def _message(error: Mapping[str, Any]) -> str:
+    """Return one readable line for one pydantic error: where, what was received, what is allowed."""
+    loc = tuple(error["loc"])
+    kind = error["type"]
+    where = _path(loc)
+    if kind == "extra_forbidden":
+        if len(loc) == 1:
+            return f"unknown section {brief(loc[0])}; allowed: {', '.join(ALL_SECTIONS)}"
+        section = loc[0]
+        fields = ", ".join(SECTIONS[section].model_fields) if section in SECTIONS else ""
+        return f"unknown key {where}; allowed in {section!r}: {fields}"
+    if kind == "value_error":
+        reason = str(error.get("ctx", {}).get("error", error["msg"]))
+        return f"{where}: {reason}" if where else reason
+    got = brief(error.get("input"))
+    if kind in ("model_type", "model_attributes_type", "dict_type") and len(loc) == 1 and loc[0] in SECTIONS:
+        keys = ", ".join(SECTIONS[loc[0]].model_fields)
+        return f"{where}: must be a mapping of keys ({keys}), got {got}"
+    field = _field_of(loc)
+    if field is not None:
+        return f"{where}: must be {_allowed(field, item=len(loc) > 2)}, got {got}"
+    return f"{where}: {error['msg'].lower()}, got {got}" if where else f"{error['msg']}, got {got}"
 
 
-def _check_eval(ev: EvalConfig) -> None:
-    for kind in ev.final_opponents:
-        if kind not in SCRIPTED_OPPONENTS:
-            raise ConfigError(f"unknown eval.final_opponents entry {kind!r}; allowed: {', '.join(SCRIPTED_OPPONENTS)}")
+def _config_error(exc: ValidationError, limit: int = 3) -> ConfigError:
+    errors = exc.errors(include_url=False)
+    lines = [_message(e) for e in errors[:limit]]
+    more = f" (and {len(errors) - limit} more)" if len(errors) > limit else ""
+    return ConfigError("; ".join(lines) + more)
 
 
+# ---- building a config ------------------------------------------------------------------------------
 def from_dict(data: Any) -> TrainConfig:
     """Return the config described by a mapping (a parsed YAML file), strictly validated."""
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError(f"a config must be a mapping of sections, got {type(data).__name__}")
-    for key in data:
-        if key not in ALL_SECTIONS:
-            raise ConfigError(f"unknown section {key!r}; allowed: {', '.join(ALL_SECTIONS)}")
-    sections = {name: _section(name, data.get(name)) for name in SECTIONS}
-    game = data.get("game", TrainConfig().game)
-    if game is None:
-        game = {}
+        raise ConfigError(f"a config must be a mapping of sections ({', '.join(ALL_SECTIONS)}), got {brief(data)}")
+    sections = {key: value for key, value in data.items() if value is not None}  # "ppo:" alone: the defaults
     try:
-        GameOptions.from_dict(game)
-    except ValueError as exc:
-        raise ConfigError(f"game: {exc}") from None
-    config = TrainConfig(game=dict(game), **sections)
-    _check_league(config.league)
-    _check_eval(config.eval)
-    if config.env.num_envs * config.env.num_steps < 3 * config.ppo.num_minibatches:
-        raise ConfigError(
-            f"env.num_envs * env.num_steps = {config.env.num_envs * config.env.num_steps} is too small for "
-            f"ppo.num_minibatches={config.ppo.num_minibatches}; the learner decides in about a third of the steps"
-        )
-    return config
+        return TrainConfig.model_validate(sections)
+    except ValidationError as exc:
+        raise _config_error(exc) from None
+    except RecursionError:
+        raise ConfigError("the config is nested too deeply") from None
+
+
+# ---- YAML -------------------------------------------------------------------------------------------
+def _loader() -> type:
+    """Return a SafeLoader that refuses anchors, aliases and duplicate keys and reads ``1e-4`` as a number."""
+    import re
+
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            event = self.peek_event()
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+                sign = "*" if isinstance(event, yaml.AliasEvent) else "&"
+                raise ConfigError(
+                    f"line {event.start_mark.line + 1}: YAML anchors and aliases ({sign}{_key_text(event.anchor)}) "
+                    "are not allowed in a config; write the values out"
+                )
+            return super().compose_node(parent, index)
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    duplicate = key in seen
+                    seen.add(key)
+                except TypeError:
+                    raise ConfigError(f"line {key_node.start_mark.line + 1}: a key must be a plain value") from None
+                if duplicate:
+                    raise ConfigError(
+                        f"line {key_node.start_mark.line + 1}: key {_key_text(key)} is given twice; keep one"
+                    )
+            return super().construct_mapping(node, deep)
+
+    StrictLoader.add_implicit_resolver(
+        "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789")
+    )
+    return StrictLoader
+
+
+def read_yaml(text: str, where: str) -> Any:
+    """Return the data of YAML ``text`` read strictly (see the module docstring); ConfigError naming ``where``."""
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=_loader())  # noqa: S506 - a SafeLoader subclass
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{where}: nested too deeply") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{where}: not valid YAML ({_cut(str(exc))})") from None
 
 
 def parse_override(text: str) -> tuple[list[str], Any]:
     """Return (key path, value) of an override ``section.key=value``; the value is read as YAML."""
-    import yaml
-
     key, sep, raw = text.partition("=")
     path = [part for part in key.strip().split(".")]
     if not sep or not all(path):
-        raise ConfigError(f"an override must look like section.key=value (e.g. ppo.learning_rate=1e-4), got {text!r}")
-    try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"override {text!r}: the value is not valid YAML ({exc})") from None
+        raise ConfigError(
+            f"an override must look like section.key=value (e.g. ppo.learning_rate=1e-4), got {brief(text)}"
+        )
+    value = read_yaml(raw, f"override {brief(text)}") if raw.strip() else ""
     return path, value
 
 
@@ -318,18 +441,22 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
     for text in overrides:
         path, value = parse_override(text)
         if path[0] not in ALL_SECTIONS:
-            raise ConfigError(f"override {text!r}: unknown section {path[0]!r}; allowed: {', '.join(ALL_SECTIONS)}")
+            raise ConfigError(
+                f"override {brief(text)}: unknown section {brief(path[0])}; allowed: {', '.join(ALL_SECTIONS)}"
+            )
         default: Any = TrainConfig().to_dict()[path[0]]
         if merged.get(path[0]) is None:  # a section the file leaves out starts from its defaults
             merged[path[0]] = copy.deepcopy(default)
         node = merged[path[0]]
+        if not isinstance(node, dict):
+            raise ConfigError(f"override {brief(text)}: section {path[0]} is not a mapping")
         for part in path[1:-1]:
             default = default.get(part, {}) if isinstance(default, dict) else {}
             if part not in node:  # a mapping value (league.weights) starts from its default, then changes
                 node[part] = dict(default) if isinstance(default, dict) else {}
             node = node[part]
             if not isinstance(node, dict):
-                raise ConfigError(f"override {text!r}: {part!r} is not a mapping")
+                raise ConfigError(f"override {brief(text)}: {_key_text(part)} is not a mapping")
         if len(path) == 1:
             merged[path[0]] = value
         else:
@@ -339,19 +466,23 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
 
 def load(path: str | Path | None, overrides: Sequence[str] = ()) -> TrainConfig:
     """Return the config of a YAML file (None: the defaults) with overrides applied, strictly validated."""
-    import yaml
-
     data: Any = {}
     if path is not None:
         p = Path(path)
         if not p.is_file():
             raise FileNotFoundError(f"no such config file: {path}")
+        size = p.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{path}: {size:,} bytes; a config is at most {MAX_CONFIG_BYTES:,} bytes")
         try:
-            data = yaml.safe_load(p.read_text()) or {}
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{path}: not valid YAML ({exc})") from None
+            text = p.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        data = read_yaml(text, str(path))
+        if data is None:
+            data = {}
         if not isinstance(data, dict):
-            raise ConfigError(f"{path}: a config must be a mapping of sections, got {type(data).__name__}")
+            raise ConfigError(f"{path}: a config must be a mapping of sections, got {brief(data)}")
     try:
         return from_dict(apply_overrides(data, list(overrides)))
     except ConfigError as exc:
@@ -362,4 +493,4 @@ def to_yaml(config: TrainConfig) -> str:
     """Return the full config as YAML text."""
     import yaml
 
-    return yaml.safe_dump(config.to_dict(), sort_keys=False)
+    return str(yaml.safe_dump(config.to_dict(), sort_keys=False))

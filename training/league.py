@@ -22,6 +22,7 @@ Results are kept per opponent over a sliding window: the win credit (a shared wi
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dw_env.envs.actions import move_to_actions
+from dw_env.errors import brief
+from policies import state as st
 from training.config import NETWORK_OPPONENTS, SCRIPTED_OPPONENTS, LeagueConfig
 
 LEARNER = "learner"
@@ -68,6 +71,54 @@ class Results:
     def win_rates(self) -> dict[str, tuple[float, int]]:
         """Return {opponent: (win rate over the window, games in the window)}."""
         return {k: (float(np.mean(v)), len(v)) for k, v in self.credit.items() if v}
+
+    def state_dict(self) -> dict[str, Any]:
+        """Return the results as plain data (JSON-able), in the order they were recorded."""
+        return {
+            "window": self.window,
+            "credit": {opp: list(v) for opp, v in self.credit.items()},
+            "orders": [[opp, [list(tier) for tier in order]] for opp, order in self.orders],
+            "games": dict(self.games),
+        }
+
+    def from_state(self, value: Any, where: str) -> Results:
+        """Return new Results with this window from :meth:`state_dict`'s data; StateError if it does not fit."""
+        saved = st.check_keys(value, ("window", "credit", "orders", "games"), where)
+        st.read_int(saved["window"], f"{where}.window", self.window, self.window)
+        out = Results(self.window)
+        credit = saved["credit"]
+        if not isinstance(credit, dict) or len(credit) > 10_000:
+            raise st.StateError(f"{where}.credit: must be a mapping of opponent -> win credits, got {brief(credit)}")
+        for opp, values in credit.items():
+            key = st.read_str(opp, f"{where}.credit key", max_len=40)
+            items = st.read_list(values, f"{where}.credit[{key}]", self.window)
+            if not all(_is_credit(x) for x in items):
+                raise st.StateError(f"{where}.credit[{key}]: must be numbers in 0..1, got {brief(items)}")
+            out.credit[key] = deque((float(x) for x in items), maxlen=self.window)
+        limit = self.window * max(1, len(out.credit))
+        for i, item in enumerate(st.read_list(saved["orders"], f"{where}.orders", limit)):
+            pair = st.read_list(item, f"{where}.orders[{i}]", 2)
+            if len(pair) != 2:
+                raise st.StateError(f"{where}.orders[{i}]: must be [opponent, tiers], got {brief(pair)}")
+            tiers = st.read_list(pair[1], f"{where}.orders[{i}][1]", 3)
+            order = tuple(
+                tuple(st.read_int(s, f"{where}.orders[{i}][1]", 0, 2) for s in st.read_list(t, f"{where}.orders", 3))
+                for t in tiers
+            )
+            if sorted(s for tier in order for s in tier) != [0, 1, 2]:
+                raise st.StateError(f"{where}.orders[{i}][1]: tiers must hold seats 0, 1, 2 once each, got {order}")
+            out.orders.append((st.read_str(pair[0], f"{where}.orders[{i}][0]", max_len=40), order))
+        games = saved["games"]
+        if not isinstance(games, dict) or len(games) > 10_000:
+            raise st.StateError(f"{where}.games: must be a mapping of opponent -> games, got {brief(games)}")
+        for opp, count in games.items():
+            key = st.read_str(opp, f"{where}.games key", max_len=40)
+            out.games[key] = st.read_int(count, f"{where}.games[{key}]", 0, 2**62)
+        return out
+
+
+def _is_credit(x: Any) -> bool:
+    return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and 0 <= x <= 1
 
 
 class League:
@@ -130,14 +181,6 @@ class League:
         elo = to_elo(fit_plackett_luce(rankings, len(names)))
         return {name: float(elo[i]) for i, name in enumerate(names)}
 
-    def state_dict(self) -> dict[str, Any]:
-        return {"snapshots": self.snapshots, "retired": self.retired, "results": self.results}
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.snapshots = state["snapshots"]
-        self.retired = state["retired"]
-        self.results = state["results"]
-
 
 def game_result(
     winners: NDArray[np.integer[Any]], scores: NDArray[np.integer[Any]], learner_seat: int
@@ -176,12 +219,16 @@ class ScriptedSeats:
         self.policies: dict[tuple[int, int, str], Any] = {}
         self.pending = np.full(env.num_envs, -1, dtype=np.int64)
 
+    def make(self, kind: str, seed: int | None = None) -> Any:
+        """Return a new scripted AI of ``kind`` (a registered policy name)."""
+        return self._make(kind, seed=seed)
+
     def start_game(self, slot: int, kind: str, seed: int) -> None:
         """Prepare slot ``slot``'s AIs of ``kind`` (one per seat) for a new game: reseeded, memory cleared."""
         for seat in range(3):
             key = (slot, seat, kind)
             if key not in self.policies:
-                self.policies[key] = self._make(kind, seed=seed + seat)
+                self.policies[key] = self.make(kind, seed=seed + seat)
             self.policies[key].reset(seed + seat)
         self.pending[slot] = -1
 

@@ -39,10 +39,12 @@ from dw_env.envs.vector import DomainWheelVectorEnv
 from dw_env.geometry import build_geometry
 from policies import checkpoint
 from policies.network import HexPolicyNet, evaluate_actions, policy_step
+from training import run_folder
 from training.config import TrainConfig, to_yaml
 from training.evaluate import evaluate, format_results
+from training.interrupt import StopRequest
 from training.league import LATEST, League, ScriptedSeats, game_result
-from training.resume import restore_training, save_checkpoint, training_state
+from training.resume import check_resumable, restore_training, save_checkpoint, saved_counters, training_state
 
 
 # ---- 1. setup -----------------------------------------------------------------------------------------
@@ -61,7 +63,7 @@ def use_amp(config: TrainConfig, device: torch.device) -> bool:
 
 def make_network(config: TrainConfig, device: torch.device) -> HexPolicyNet:
     options = config.options
-    net = HexPolicyNet(build_geometry(options.land_radius, options.map_radius), **vars(config.network))
+    net = HexPolicyNet(build_geometry(options.land_radius, options.map_radius), **config.network_size())
     return net.to(device)
 
 
@@ -238,7 +240,7 @@ def collect_rollout(
             phi = conquest_potential(o, ctx["layout"], ctx["conquest_shaping"])
             rollout.store(slots, o, table.masks[slots], a[mine], logp[mine], v[mine], phi)
         others = ~learner & (rows < first_scripted) & (opp != LATEST)
-        for sid in set(opp[others]):
+        for sid in sorted(set(opp[others])):  # a fixed order: each forward pass draws from torch's RNG
             sel = np.flatnonzero(others & (opp == sid))
             actions[sel] = policy_step(
                 frozen.get(sid, table.league), table.obs[sel], table.masks[sel], device, amp, False
@@ -425,17 +427,23 @@ class Session:
         save_checkpoint(self.run_dir / "checkpoint.pt", self.net, self.config, self.counters, state)
 
 
-def run_dir_for(config: TrainConfig) -> Path:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    return Path(config.run.out_dir) / f"{config.run.name}-s{config.run.seed}-{stamp}"
+def start_session(
+    config: TrainConfig, resume: str | Path | None, run_dir: Path | None, overwrite: bool = False
+) -> Session:
+    """Set up env, network, optimizer, league and logs; restore a checkpoint or warm-start the network.
 
-
-def start_session(config: TrainConfig, resume: str | Path | None, run_dir: Path | None) -> Session:
-    """Set up env, network, optimizer, league and logs; restore a checkpoint or warm-start the network."""
+    The run folder is checked first (training/run_folder.py: another run in it is refused unless
+    ``overwrite``) and nothing is written until the checkpoint to resume has been read and checked whole.
+    """
     import os
 
     from torch.utils.tensorboard import SummaryWriter
 
+    resume = None if resume is None else Path(resume)
+    if resume is not None and resume.is_dir():
+        resume = resume / "checkpoint.pt"
+    run = config.run
+    folder = run_folder.choose(run.out_dir, run.name, run.seed, run_dir, resume, overwrite)
     minutes = config.run.max_minutes  # counted from here: warm start and PPO together
     deadline = time.monotonic() + minutes * 60 if minutes > 0 else float("inf")
     device = pick_device(config)
@@ -457,14 +465,12 @@ def start_session(config: TrainConfig, resume: str | Path | None, run_dir: Path 
     counters: dict[str, Any] = {"env_steps": 0, "updates": 0, "games": 0, "decisions": 0, "seconds": 0.0}
     if resume is not None:
         payload = checkpoint.load(resume, options)
-        if "training" not in payload:
-            raise checkpoint.CheckpointError(f"{resume}: a policy file without training state; it cannot be resumed")
-        net.load_state_dict(payload["model"])
-        restore_training(payload["training"], table, rollout, optimizer, rng, resume)
-        counters.update(payload["counters"])
-        run_dir = run_dir or Path(resume).parent
-    run_dir = run_dir or run_dir_for(config)
-    run_dir.mkdir(parents=True, exist_ok=True)
+        state = check_resumable(payload, resume)
+        counters = saved_counters(payload, resume)
+        checkpoint.load_weights(net, payload, resume)
+        restore_training(state, table, rollout, optimizer, rng, net, resume)
+    run_dir = folder
+    run_folder.prepare(run_dir, overwrite, resuming_here=resume is not None and run_dir == resume.parent)
     (run_dir / "config.yaml").write_text(to_yaml(config))
     writer = SummaryWriter(str(run_dir), purge_step=counters["env_steps"] if resume else None)
     writer.add_text("config", "```yaml\n" + to_yaml(config) + "```", counters["env_steps"])
@@ -496,12 +502,26 @@ def record_update(
         s.save()
 
 
-def train(config: TrainConfig, resume: str | Path | None = None, run_dir: Path | None = None) -> dict[str, Any]:
-    """Run PPO self-play as configured (or continue a checkpoint); return the counters and the evaluation."""
+def train(
+    config: TrainConfig, resume: str | Path | None = None, run_dir: Path | None = None, overwrite: bool = False
+) -> dict[str, Any]:
+    """Run PPO self-play as configured (or continue a checkpoint); return the counters and the evaluation.
+
+    SIGINT or SIGTERM stops the run after the current update (training/interrupt.py): the checkpoint and
+    the policy are written, the final evaluation is skipped and the result's ``interrupted`` names the
+    signal (its ``exit_code`` is 128 + the signal's number).
+    """
+    with StopRequest() as stop:
+        return _train(config, resume, run_dir, overwrite, stop)
+
+
+def _train(
+    config: TrainConfig, resume: str | Path | None, run_dir: Path | None, overwrite: bool, stop: StopRequest
+) -> dict[str, Any]:
     from tqdm import tqdm
 
     # 1. setup
-    s = start_session(config, resume, run_dir)
+    s = start_session(config, resume, run_dir, overwrite)
     total = config.run.total_env_steps
     bar = tqdm(
         total=total,
@@ -511,7 +531,7 @@ def train(config: TrainConfig, resume: str | Path | None = None, run_dir: Path |
         disable=not config.run.progress,
         dynamic_ncols=True,
     )
-    while s.running():
+    while s.running() and not stop.requested:
         started = time.perf_counter()
         lr = config.ppo.learning_rate * (1.0 - s.counters["env_steps"] / total if config.ppo.anneal_lr else 1.0)
         for group in s.optimizer.param_groups:
@@ -534,7 +554,7 @@ def train(config: TrainConfig, resume: str | Path | None = None, run_dir: Path |
     s.save()
     save_checkpoint(s.run_dir / "policy.pt", s.net, config, s.counters, None)
     ratings = log_ratings(s.writer, s.counters["env_steps"], s.table.league)
-    results = final_evaluation(s)
+    results = [] if stop.requested else final_evaluation(s)
     s.writer.close()
     return {
         "history": s.history,
@@ -543,6 +563,8 @@ def train(config: TrainConfig, resume: str | Path | None = None, run_dir: Path |
         "results": results,
         "ratings": ratings,
         "table": format_results(results),
+        "interrupted": stop.name,
+        "exit_code": stop.exit_code,
     }
 
 

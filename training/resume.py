@@ -1,95 +1,131 @@
-"""What ``dw train --resume`` saves beyond the weights, and how it is put back where the run stopped.
+"""What ``dw train --resume`` saves beyond the weights, as plain data, and how it is put back where the run stopped.
 
-A training checkpoint (policies/checkpoint.py) holds, under ``training``: the optimizer's state, the three
-RNG streams (Python's ``random``, the run's numpy Generator, torch's CPU and CUDA generators), the league
-(snapshots, retired snapshots still playing, results), and the games in progress: every state array of the
-vector env, who sits where in each slot, the scripted AIs' objects (their per-game plans and RNGs) and the
-learner's decisions carried over to the next rollout. Restoring all of it makes a resumed run continue
-exactly as the uninterrupted run would have.
+A training checkpoint (policies/checkpoint.py) holds, under ``training``::
+
+    optimizer   Adam's state dict (tensors and numbers)
+    rng         python: [3, 625 words, gauss] (Python's ``random``), numpy: the run's Generator (PCG64 state),
+                torch / cuda: torch's generator states (byte tensors)
+    league      snapshots: [[id, weights], ...], retired: {id: weights}, results: JSON text (win credits,
+                finishing orders and game counts per opponent)
+    table       the games in progress: env (every state array of the vector env as a tensor, its RNG
+                state), obs, masks, player, seat, games (tensors), opponent (strings), scripted (JSON text:
+                each scripted AI's per-game memory and RNG, :meth:`policies.base.Policy.state_dict`),
+                pending (tensor), rollout (the learner's decisions carried over: tensors)
+
+Nothing is pickled: ``torch.load(weights_only=True)`` reads it all without running code. Restoring checks
+every entry against what this run built (shapes, dtypes, ranges, names) before changing anything, so a
+damaged or hand-made file gives a :class:`CheckpointError` naming the entry and nothing changes; then it puts
+everything back, which makes a resumed run continue exactly as the uninterrupted one would have.
+
+The functions take the run's objects (see training/ppo.py's ``Table`` and ``Rollout``) through the few
+attributes named in :class:`TableLike` and :class:`RolloutLike`; this module imports nothing from ppo.py.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import torch
+from numpy.typing import NDArray
 from torch import nn
 
+from dw_env.errors import brief
 from policies import checkpoint
-from training.config import TrainConfig
+from policies import state as st
+from policies.checkpoint import CheckpointError
+from training.config import SCRIPTED_OPPONENTS, ConfigError, TrainConfig, from_dict
+
+#: the vector env's per-thread scratch (written before it is read at every step): not part of a game's state
+ENV_SCRATCH = ("_rbufs",)
+#: the counters every checkpoint carries, and their ranges
+COUNTERS: dict[str, tuple[int, int]] = {
+    "env_steps": (0, 2**62),
+    "updates": (0, 2**62),
+    "games": (0, 2**62),
+    "decisions": (0, 2**62),
+}
+_SNAPSHOT_ID = "past-"
+
+
+class TableLike(Protocol):
+    """The games in progress as training/ppo.py's ``Table`` holds them."""
+
+    env: Any
+    league: Any
+    scripted: Any
+    obs: NDArray[np.int8]
+    masks: NDArray[np.int8]
+    player: NDArray[np.int64]
+    seat: NDArray[np.int64]
+    opponent: list[str]
+    games: NDArray[np.int64]
+
+
+class RolloutLike(Protocol):
+    """The learner's decisions as training/ppo.py's ``Rollout`` holds them."""
+
+    ARRAYS: tuple[str, ...]
+    count: NDArray[np.int64]
+    open: NDArray[np.bool_]
+
+
+# ---- saving -----------------------------------------------------------------------------------------
+def _tensor(array: NDArray[Any]) -> torch.Tensor:
+    return torch.from_numpy(np.ascontiguousarray(array).copy())
 
 
 def env_state(env: Any) -> dict[str, Any]:
-    """Return copies of the vector env's state arrays (every numpy array it holds) and RNG states."""
+    """Return copies of the vector env's state arrays (as tensors) and its RNG state (JSON text)."""
     state: dict[str, Any] = {}
     for name, value in vars(env).items():
-        if isinstance(value, np.ndarray) and value.flags.writeable:
-            state[name] = value.copy()
+        if isinstance(value, np.ndarray) and value.flags.writeable and name not in ENV_SCRATCH:
+            state[name] = _tensor(value)
         elif isinstance(value, np.random.Generator):
-            state[name] = value.bit_generator.state
+            state[name] = st.to_json(st.generator_state(value))
     return state
 
 
-def restore_env_state(env: Any, state: dict[str, Any]) -> None:
-    """Write state from :func:`env_state` back into the env's arrays, in place (views stay valid)."""
-    for name, value in state.items():
-        target = getattr(env, name)
-        if isinstance(target, np.random.Generator):
-            target.bit_generator.state = value
-        else:
-            np.copyto(target, value)
-
-
-def training_state(table: Any, rollout: Any, optimizer: Any, rng: np.random.Generator) -> dict[str, Any]:
-    """Return what ``--resume`` needs beyond the weights (see policies/checkpoint.py)."""
-    open_slots = {name: getattr(rollout, name)[0].copy() for name in rollout.ARRAYS}
-    rngs = {
-        "python": random.getstate(),
-        "numpy": rng.bit_generator.state,
-        "torch": torch.get_rng_state(),
-        "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
-    }
-    tables = {
-        "env": env_state(table.env),
-        "obs": table.obs,
-        "masks": table.masks,
-        "player": table.player,
-        "seat": table.seat,
-        "opponent": table.opponent,
-        "games": table.games,
-        "scripted": (table.scripted.policies, table.scripted.pending),
-        "rollout": (open_slots, rollout.count.copy(), rollout.open.copy()),
-    }
+def training_state(table: TableLike, rollout: RolloutLike, optimizer: Any, rng: np.random.Generator) -> dict[str, Any]:
+    """Return what ``--resume`` needs beyond the weights, as plain data (see the module docstring)."""
+    league = table.league
+    scripted = [
+        {"slot": slot, "seat": seat, "kind": kind, "state": policy.state_dict()}
+        for (slot, seat, kind), policy in table.scripted.policies.items()
+    ]
     return {
         "optimizer": optimizer.state_dict(),
-        "rng": checkpoint.pack(rngs),
-        "league": checkpoint.pack(table.league.state_dict()),
-        "table": checkpoint.pack(tables),
+        "rng": {
+            "python": st.to_json(st.python_random_state()),
+            "numpy": st.to_json(st.generator_state(rng)),
+            "torch": torch.get_rng_state(),
+            "cuda": list(torch.cuda.get_rng_state_all()) if torch.cuda.is_available() else [],
+        },
+        "league": {
+            "snapshots": [[sid, dict(weights)] for sid, weights in league.snapshots],
+            "retired": {sid: dict(weights) for sid, weights in league.retired.items()},
+            "results": st.to_json(league.results.state_dict()),
+        },
+        "table": {
+            "env": env_state(table.env),
+            "obs": _tensor(table.obs),
+            "masks": _tensor(table.masks),
+            "player": _tensor(table.player),
+            "seat": _tensor(table.seat),
+            "opponent": list(table.opponent),
+            "games": _tensor(table.games),
+            "scripted": st.to_json(scripted),
+            "pending": _tensor(table.scripted.pending),
+            "rollout": {
+                "open_decisions": {name: _tensor(getattr(rollout, name)[0]) for name in rollout.ARRAYS},
+                "count": _tensor(rollout.count),
+                "open": _tensor(rollout.open),
+            },
+        },
     }
-
-
-def restore_training(state: dict[str, Any], table: Any, rollout: Any, optimizer: Any, rng: Any, path: Any) -> None:
-    """Restore optimizer, RNG streams, league, games in progress and the carried-over decisions."""
-    optimizer.load_state_dict(state["optimizer"])
-    rngs = checkpoint.unpack(state["rng"], path)
-    random.setstate(rngs["python"])
-    rng.bit_generator.state = rngs["numpy"]
-    torch.set_rng_state(rngs["torch"])
-    if rngs["cuda"] and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(rngs["cuda"])
-    table.league.load_state_dict(checkpoint.unpack(state["league"], path))
-    tables = checkpoint.unpack(state["table"], path)
-    restore_env_state(table.env, tables["env"])
-    table.obs, table.masks, table.player = tables["obs"], tables["masks"], tables["player"]
-    table.seat, table.opponent, table.games = tables["seat"], tables["opponent"], tables["games"]
-    table.scripted.policies, table.scripted.pending = tables["scripted"]
-    open_slots, count, is_open = tables["rollout"]
-    for name, value in open_slots.items():
-        getattr(rollout, name)[0] = value
-    rollout.count[:], rollout.open[:] = count, is_open
 
 
 def save_checkpoint(path: Path, net: nn.Module, config: TrainConfig, counters: dict[str, Any], extra: Any) -> None:
@@ -107,3 +143,289 @@ def save_checkpoint(path: Path, net: nn.Module, config: TrainConfig, counters: d
     if extra is not None:
         payload["training"] = extra
     checkpoint.save(path, payload)
+
+
+# ---- reading: config and counters -------------------------------------------------------------------
+def saved_config(payload: dict[str, Any], path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
+    """Return the training config saved in a checkpoint (with ``overrides``); CheckpointError if it has none."""
+    from training.config import apply_overrides
+
+    data = payload.get("config")
+    if not isinstance(data, dict) or not data:
+        raise CheckpointError(f"{path}: has no saved training config (got {brief(data)}); it cannot be resumed")
+    try:
+        merged = apply_overrides(data, overrides or [])
+    except ConfigError as exc:
+        raise ConfigError(str(exc)) from None
+    try:
+        return from_dict(merged)
+    except ConfigError as exc:
+        raise CheckpointError(f"{path}: its saved training config is not valid: {exc}") from None
+
+
+def saved_counters(payload: dict[str, Any], path: str | Path) -> dict[str, Any]:
+    """Return the checkpoint's counters, checked: whole numbers >= 0 and seconds finite >= 0."""
+    try:
+        raw = st.check_keys(payload.get("counters"), [*COUNTERS, "seconds"], "counters")
+        counters: dict[str, Any] = {k: st.read_int(raw[k], f"counters.{k}", *r) for k, r in COUNTERS.items()}
+        seconds = raw["seconds"]
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds < math.inf:
+            raise st.StateError(f"counters.seconds: must be a finite number >= 0, got {brief(seconds)}")
+    except st.StateError as exc:
+        raise CheckpointError(f"{path}: damaged checkpoint: {exc}") from None
+    counters["seconds"] = float(seconds)
+    return counters
+
+
+def check_resumable(payload: dict[str, Any], path: str | Path) -> dict[str, Any]:
+    """Return the checkpoint's training state if it can be resumed; CheckpointError saying why otherwise."""
+    if "training" not in payload:
+        raise CheckpointError(f"{path}: a policy file without training state; it cannot be resumed")
+    if payload["format_version"] != checkpoint.FORMAT_VERSION:
+        raise CheckpointError(
+            f"{path}: a format version {brief(payload['format_version'])} checkpoint, whose training state was "
+            f"stored as pickled bytes; for safety those are never read, so it cannot be resumed (its weights "
+            f"still play as a policy). Start a new run, warm-started from it if you like"
+        )
+    state = payload["training"]
+    try:
+        st.check_keys(state, ("optimizer", "rng", "league", "table"), "training")
+    except st.StateError as exc:
+        raise CheckpointError(f"{path}: damaged training state: {exc}") from None
+    return dict(state)
+
+
+# ---- restoring --------------------------------------------------------------------------------------
+def _array(value: Any, like: NDArray[Any], where: str) -> NDArray[Any]:
+    """Return tensor ``value`` as a numpy array with ``like``'s dtype and shape; StateError otherwise."""
+    if not isinstance(value, torch.Tensor) or value.layout != torch.strided or value.is_quantized:
+        raise st.StateError(f"{where}: must be a tensor, got {brief(value)}")
+    try:
+        array = value.detach().cpu().numpy()
+    except (TypeError, RuntimeError) as exc:
+        raise st.StateError(f"{where}: an unreadable tensor ({st.cut(str(exc))})") from None
+    if array.dtype != like.dtype or array.shape != like.shape:
+        raise st.StateError(
+            f"{where}: must be {like.dtype} of shape {tuple(like.shape)} for this run, "
+            f"got {array.dtype} of shape {tuple(array.shape)}"
+        )
+    return array.copy()
+
+
+def _in_range(array: NDArray[Any], where: str, low: int, high: int) -> NDArray[Any]:
+    if array.size and (array.min() < low or array.max() > high):
+        raise st.StateError(f"{where}: values must be in {low}..{high}, got {array.min()}..{array.max()}")
+    return array
+
+
+def _weights(value: Any, template: dict[str, torch.Tensor], where: str) -> dict[str, torch.Tensor]:
+    """Return a snapshot's weights if they have exactly the network's names and shapes; StateError otherwise."""
+    got = st.check_keys(value, template, where)
+    out = {}
+    for name, like in template.items():
+        t = got[name]
+        if not isinstance(t, torch.Tensor) or t.shape != like.shape or t.dtype != like.dtype:
+            raise st.StateError(
+                f"{where}.{name}: must be a {like.dtype} tensor of shape {tuple(like.shape)}, got {brief(t)}"
+            )
+        out[name] = t.detach().to("cpu", copy=True)
+    return out
+
+
+def _snapshot_id(value: Any, where: str) -> str:
+    sid = st.read_str(value, where, max_len=40)
+    if not sid.startswith(_SNAPSHOT_ID) or not sid[len(_SNAPSHOT_ID) :].isdigit():
+        raise st.StateError(f"{where}: must be a snapshot id like past-000010, got {brief(sid)}")
+    return sid
+
+
+def _read_optimizer(value: Any, optimizer: Any) -> dict[str, Any]:
+    """Return Adam's saved state if it fits this run's parameters; StateError otherwise."""
+    mine = optimizer.state_dict()
+    saved = st.check_keys(value, ("state", "param_groups"), "optimizer")
+    groups = st.read_list(saved["param_groups"], "optimizer.param_groups", len(mine["param_groups"]))
+    if len(groups) != len(mine["param_groups"]):
+        raise st.StateError(
+            f"optimizer.param_groups: must hold {len(mine['param_groups'])} group(s), got {len(groups)}"
+        )
+    for i, (group, ours) in enumerate(zip(groups, mine["param_groups"], strict=True)):
+        where = f"optimizer.param_groups[{i}]"
+        st.check_keys(group, ours, where)
+        for key, like in ours.items():
+            if type(group[key]) is not type(like) or (key == "params" and list(group[key]) != list(like)):
+                raise st.StateError(f"{where}.{key}: must be like {brief(like)}, got {brief(group[key])}")
+    params = [p for g in optimizer.param_groups for p in g["params"]]
+    if not isinstance(saved["state"], dict):
+        raise st.StateError(f"optimizer.state: must be a mapping, got {brief(saved['state'])}")
+    for index, entry in saved["state"].items():
+        where = f"optimizer.state[{brief(index)}]"
+        i = st.read_int(index, where, 0, len(params) - 1)
+        entry = st.check_keys(entry, ("step", "exp_avg", "exp_avg_sq"), where)
+        for key in ("exp_avg", "exp_avg_sq"):
+            t = entry[key]
+            shape = params[i].shape
+            if not isinstance(t, torch.Tensor) or t.shape != shape or not t.dtype.is_floating_point:
+                raise st.StateError(f"{where}.{key}: must be a float tensor of shape {tuple(shape)}, got {brief(t)}")
+            if not bool(torch.isfinite(t).all()):
+                raise st.StateError(f"{where}.{key}: holds NaN or infinite values")
+        step = entry["step"]
+        if not isinstance(step, torch.Tensor) or step.numel() != 1 or not 0 <= float(step) < 2**53:
+            raise st.StateError(f"{where}.step: must be a tensor holding one whole number >= 0, got {brief(step)}")
+    return dict(saved)
+
+
+def _read_rngs(value: Any) -> dict[str, Any]:
+    rngs = st.check_keys(value, ("python", "numpy", "torch", "cuda"), "rng")
+    like = torch.get_rng_state()
+    t = rngs["torch"]
+    if not isinstance(t, torch.Tensor) or t.dtype != torch.uint8 or t.shape != like.shape:
+        raise st.StateError(f"rng.torch: must be a uint8 tensor of shape {tuple(like.shape)}, got {brief(t)}")
+    cuda = st.read_list(rngs["cuda"], "rng.cuda", 1024)
+    if not all(isinstance(c, torch.Tensor) and c.dtype == torch.uint8 for c in cuda):
+        raise st.StateError(f"rng.cuda: must be a list of uint8 tensors, got {brief(cuda)}")
+    return {
+        "python": st.read_python_random_state(st.from_json(rngs["python"], "rng.python"), "rng.python"),
+        "numpy": st.generator_from_state(st.from_json(rngs["numpy"], "rng.numpy"), "rng.numpy"),
+        "torch": t.clone(),
+        "cuda": [c.clone() for c in cuda],
+    }
+
+
+def _read_league(value: Any, league: Any, template: dict[str, torch.Tensor]) -> dict[str, Any]:
+    saved = st.check_keys(value, ("snapshots", "retired", "results"), "league")
+    snapshots = []
+    for i, item in enumerate(st.read_list(saved["snapshots"], "league.snapshots", league.config.keep)):
+        pair = st.read_list(item, f"league.snapshots[{i}]", 2)
+        if len(pair) != 2:
+            raise st.StateError(f"league.snapshots[{i}]: must be [id, weights], got {brief(pair)}")
+        sid = _snapshot_id(pair[0], f"league.snapshots[{i}][0]")
+        snapshots.append((sid, _weights(pair[1], template, f"league.snapshots[{i}][1]")))
+    retired_in = saved["retired"]
+    if not isinstance(retired_in, dict) or len(retired_in) > league.num_envs:
+        raise st.StateError(f"league.retired: must be a mapping of at most {league.num_envs} snapshots")
+    retired = {
+        _snapshot_id(sid, "league.retired"): _weights(w, template, f"league.retired[{brief(sid)}]")
+        for sid, w in retired_in.items()
+    }
+    results = league.results.from_state(st.from_json(saved["results"], "league.results"), "league.results")
+    return {"snapshots": snapshots, "retired": retired, "results": results}
+
+
+def _read_scripted(value: Any, table: TableLike, first_scripted: int) -> dict[tuple[int, int, str], Any]:
+    n = len(table.opponent)
+    num_lands = table.env.geometry.num_lands
+    entries = st.read_list(st.from_json(value, "table.scripted"), "table.scripted", 3 * n * len(SCRIPTED_OPPONENTS))
+    policies: dict[tuple[int, int, str], Any] = {}
+    for i, entry in enumerate(entries):
+        where = f"table.scripted[{i}]"
+        item = st.check_keys(entry, ("slot", "seat", "kind", "state"), where)
+        slot = st.read_int(item["slot"], f"{where}.slot", first_scripted, n - 1)
+        seat = st.read_int(item["seat"], f"{where}.seat", 0, 2)
+        kind = st.read_str(item["kind"], f"{where}.kind", SCRIPTED_OPPONENTS)
+        policy = table.scripted.make(kind)
+        policy.load_state_dict(item["state"], num_lands=num_lands)
+        policies[(slot, seat, kind)] = policy
+    return policies
+
+
+def _read_table(value: Any, table: TableLike, rollout: RolloutLike, known: set[str]) -> dict[str, Any]:
+    saved = st.check_keys(
+        value,
+        ("env", "obs", "masks", "player", "seat", "opponent", "games", "scripted", "pending", "rollout"),
+        "table",
+    )
+    env = table.env
+    ours = env_state(env)
+    env_in = st.check_keys(saved["env"], ours, "table.env")
+    env_out: dict[str, Any] = {}
+    for name in ours:
+        target = getattr(env, name)
+        if isinstance(target, np.random.Generator):
+            env_out[name] = st.generator_from_state(
+                st.from_json(env_in[name], f"table.env.{name}"), f"table.env.{name}"
+            )
+        else:
+            env_out[name] = _array(env_in[name], target, f"table.env.{name}")
+    n = len(table.opponent)
+    out: dict[str, Any] = {"env": env_out}
+    for name in ("obs", "masks", "player", "seat", "games"):
+        out[name] = _array(saved[name], getattr(table, name), f"table.{name}")
+    _in_range(out["player"], "table.player", 0, 2)
+    _in_range(out["seat"], "table.seat", 0, 2)
+    _in_range(out["games"], "table.games", 0, 2**62)
+    first_scripted = table.league.num_envs - table.league.num_scripted
+    opponents = st.read_list(saved["opponent"], "table.opponent", n)
+    if len(opponents) != n:
+        raise st.StateError(f"table.opponent: must name {n} opponents (one per game slot), got {len(opponents)}")
+    for slot, opp in enumerate(opponents):
+        allowed = SCRIPTED_OPPONENTS if slot >= first_scripted else ("latest", *sorted(known))
+        st.read_str(opp, f"table.opponent[{slot}]", allowed, max_len=40)
+    out["opponent"] = list(opponents)
+    policies = _read_scripted(saved["scripted"], table, first_scripted)
+    for slot in range(first_scripted, n):
+        for seat in range(3):
+            if (slot, seat, opponents[slot]) not in policies:
+                raise st.StateError(f"table.scripted: no saved {opponents[slot]} AI for seat {seat} of slot {slot}")
+    out["scripted"] = policies
+    pending = _array(saved["pending"], table.scripted.pending, "table.pending")
+    out["pending"] = _in_range(pending, "table.pending", -1, table.masks.shape[1] - 1)
+    roll = st.check_keys(saved["rollout"], ("open_decisions", "count", "open"), "table.rollout")
+    decisions = st.check_keys(roll["open_decisions"], rollout.ARRAYS, "table.rollout.open_decisions")
+    out["open_decisions"] = {
+        name: _array(decisions[name], getattr(rollout, name)[0], f"table.rollout.open_decisions.{name}")
+        for name in rollout.ARRAYS
+    }
+    out["count"] = _in_range(_array(roll["count"], rollout.count, "table.rollout.count"), "table.rollout.count", 0, 1)
+    out["open"] = _array(roll["open"], rollout.open, "table.rollout.open")
+    if np.any(out["open"] & (out["count"] != 1)):
+        raise st.StateError("table.rollout: a slot with an open decision must hold exactly one (count 1)")
+    return out
+
+
+def restore_training(
+    state: dict[str, Any],
+    table: TableLike,
+    rollout: RolloutLike,
+    optimizer: Any,
+    rng: np.random.Generator,
+    net: nn.Module,
+    path: str | Path,
+) -> None:
+    """Check the whole training state against this run, then restore optimizer, RNGs, league and games.
+
+    Raises CheckpointError naming the entry that does not fit; nothing is changed then.
+    """
+    template = {k: v.detach().cpu() for k, v in net.state_dict().items()}
+    try:
+        optim = _read_optimizer(state["optimizer"], optimizer)
+        rngs = _read_rngs(state["rng"])
+        league = _read_league(state["league"], table.league, template)
+        known = {sid for sid, _ in league["snapshots"]} | set(league["retired"])
+        tables = _read_table(state["table"], table, rollout, known)
+    except st.StateError as exc:
+        raise CheckpointError(f"{path}: damaged training state: {exc}") from None
+    try:
+        optimizer.load_state_dict(optim)
+    except (ValueError, KeyError, TypeError, RuntimeError) as exc:
+        raise CheckpointError(f"{path}: damaged training state: optimizer: {st.cut(str(exc))}") from None
+    # everything fits: put it back
+    random.setstate(rngs["python"])
+    rng.bit_generator.state = rngs["numpy"].bit_generator.state
+    torch.set_rng_state(rngs["torch"])
+    if rngs["cuda"] and torch.cuda.is_available() and len(rngs["cuda"]) == torch.cuda.device_count():
+        torch.cuda.set_rng_state_all(rngs["cuda"])
+    table.league.snapshots, table.league.retired = league["snapshots"], league["retired"]
+    table.league.results = league["results"]
+    for name, value in tables["env"].items():
+        target = getattr(table.env, name)
+        if isinstance(target, np.random.Generator):
+            target.bit_generator.state = value.bit_generator.state
+        else:
+            np.copyto(target, value)
+    table.obs, table.masks, table.player = tables["obs"], tables["masks"], tables["player"]
+    table.seat, table.opponent, table.games = tables["seat"], tables["opponent"], tables["games"]
+    table.scripted.policies = tables["scripted"]
+    table.scripted.pending[:] = tables["pending"]
+    for name, value in tables["open_decisions"].items():
+        getattr(rollout, name)[0] = value
+    rollout.count[:], rollout.open[:] = tables["count"], tables["open"]

@@ -6,11 +6,18 @@ Examples::
     dw train --config configs/standard_gpu.yaml
     dw train --config configs/small.yaml --set ppo.learning_rate=3e-4 --set run.seed=2
     dw train --resume runs/small-s1-20250101-120000 --set run.total_env_steps=6000000
+    dw train --config configs/smoke.yaml --run-dir runs/try --overwrite   # replace the run in runs/try
+
+A folder that already holds a run is never replaced silently: ``--run-dir`` naming one is refused before
+any work starts unless ``--overwrite`` is given (or the run is continued with ``--resume``). Ctrl-C (or
+SIGTERM) stops the run after the current update, writes its checkpoint and policy, says how to continue
+and exits with status 130 (143 for SIGTERM); a second Ctrl-C aborts at once.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,23 +52,40 @@ def register(subparsers: Any) -> None:
         "--resume", type=Path, default=None, metavar="RUN", help="continue a run: its folder or its checkpoint.pt"
     )
     p.add_argument("--run-dir", type=Path, default=None, help="write the run here (default: out_dir/name-seed-time)")
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the run already in --run-dir (its checkpoint, policy, config and logs); refused otherwise",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from training import config as cfg
-
-    if args.resume is not None and args.resume.is_dir():
-        args.resume = args.resume / "checkpoint.pt"
-    config = _resume_config(args) if args.resume is not None else cfg.load(args.config, args.overrides)
     try:
         import torch  # noqa: F401
     except ImportError:
         raise ValueError("dw train needs torch: pip install -e '.[train]' (see the README)") from None
+    from training import config as cfg
     from training.ppo import train
 
-    result = train(config, resume=args.resume, run_dir=args.run_dir)
+    if args.resume is not None and args.resume.is_dir():
+        args.resume = args.resume / "checkpoint.pt"
+    config = _resume_config(args) if args.resume is not None else cfg.load(args.config, args.overrides)
+
+    try:
+        result = train(config, resume=args.resume, run_dir=args.run_dir, overwrite=args.overwrite)
+    except KeyboardInterrupt:
+        print("dw train: aborted; the last checkpoint written, if any, is intact", file=sys.stderr)
+        return 130
     c = result["counters"]
+    if result["interrupted"]:
+        print(
+            f"dw train: stopped by {result['interrupted']} after {c['updates']} updates ({c['env_steps']:,} env "
+            f"steps); checkpoint and policy written to {result['run_dir']}; continue with: "
+            f"dw train --resume {result['run_dir']}",
+            file=sys.stderr,
+        )
+        return int(result["exit_code"])
     print(
         f"trained {c['env_steps']:,} env steps ({c['decisions']:,} learner decisions, {c['updates']} updates, "
         f"{c['games']:,} games) in {c['seconds'] / 60:.1f} min; run: {result['run_dir']}"
@@ -74,14 +98,19 @@ def run(args: argparse.Namespace) -> int:
 
 def _resume_config(args: argparse.Namespace) -> Any:
     """Return the config saved in the checkpoint, with the few overrides a resumed run may take."""
+    from dw_env.errors import brief
     from policies import checkpoint
-    from training import config as cfg
 
     if args.config is not None:
         raise ValueError("--resume continues a run with the config saved in its checkpoint; do not pass --config")
     for text in args.overrides:
         key = text.partition("=")[0].strip()
         if key not in RESUME_OVERRIDABLE:
-            raise ValueError(f"--set {key} cannot change when resuming; allowed: {', '.join(RESUME_OVERRIDABLE)}")
+            raise ValueError(
+                f"--set {key if len(key) <= 80 else brief(key)} cannot change when resuming; "
+                f"allowed: {', '.join(RESUME_OVERRIDABLE)}"
+            )
+    from training.resume import saved_config
+
     payload = checkpoint.load(args.resume)
-    return cfg.from_dict(cfg.apply_overrides(payload["config"], args.overrides))
+    return saved_config(payload, args.resume, list(args.overrides))

@@ -1,0 +1,62 @@
+"""Stopping a training run cleanly on Ctrl-C (SIGINT) or SIGTERM.
+
+The first signal asks the run to stop: the update in progress (or the warm start) finishes, the checkpoint
+and the policy file are written, and ``dw train`` exits with ``128 + signal number`` (130 for Ctrl-C, 143
+for SIGTERM) after saying how to continue. Stopping between updates is what makes the interrupted run
+resumable exactly. A second signal aborts at once (KeyboardInterrupt); the last checkpoint written stays
+intact because checkpoint writes are atomic.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from types import FrameType, TracebackType
+from typing import Any
+
+#: the signals that stop a run
+STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
+
+
+class StopRequest:
+    """Context manager: catches the stop signals while a run is in progress (main thread only)."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    @property
+    def requested(self) -> bool:
+        return self.signum is not None
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name if self.signum is not None else ""
+
+    @property
+    def exit_code(self) -> int:
+        """Return the conventional exit status of a process stopped by the signal (128 + its number)."""
+        return 128 + self.signum if self.signum is not None else 0
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.signum is not None:
+            raise KeyboardInterrupt
+        self.signum = signum
+        print(
+            f"\n{signal.Signals(signum).name}: stopping after the current update, then writing the checkpoint "
+            f"(send it again to abort without saving)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def __enter__(self) -> StopRequest:
+        if threading.current_thread() is threading.main_thread():
+            for sig in STOP_SIGNALS:
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._previous.clear()
