@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import httpx
+import pytest
 
 from dw_env import position
 from dw_env.engine import Game
@@ -214,6 +215,87 @@ def test_end_request_needs_two_clicks(page: Any, live_server: LiveServer) -> Non
     text = pg.inner_text("[data-testid=game-over-reason]")
     assert "pidió terminar" in text
     assert srv_room.session.game.end_reason == "end_request"
+
+
+def scenario_session(name: str, players: list[str]) -> Any:
+    """A server session on a tutorial scenario's position after its actions (moves and passes)."""
+    from play.games.domain_wheel import DomainWheelSession
+
+    scenario = json.loads((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))
+    session = DomainWheelSession(position.from_dict(scenario["position"]), players)
+    g = session.game.geometry
+    for action in scenario["actions"]:
+        if "move" in action:
+            (q0, r0), (q1, r1) = action["move"]
+            session.apply((g.cell_index(q0, r0), g.cell_index(q1, r1)))
+        elif action.get("pass"):
+            for _ in range(int(action.get("repeat", 1))):
+                session.apply((-1, -1))
+    return session
+
+
+@pytest.mark.parametrize(("scenario", "mode"), [("paso_12", "conquest"), ("paso_15", "liberation")])
+def test_land_details_and_lands_being_taken(
+    page: Any, live_server: LiveServer, tmp_path: Path, scenario: str, mode: str
+) -> None:
+    """Rules 11.6 and 11.8: hovering a land shows its details; a land being taken carries the taker's badge."""
+    pg = page
+    room = start_from_menu(pg, live_server, {"land_radius": 2, "map_radius": 4}, speed="fast")
+    srv_room = live_server.rooms[room]
+    srv_room.session = scenario_session(scenario, srv_room.session.record()["players"])
+    srv_room._state = None
+    pg.reload()
+    wait_state(pg, "d.turn === '0'")  # Green and Red (AIs) have answered
+    layout = srv_room.adapter.layout(srv_room.options)
+    land = next(i for i, entry in enumerate(layout["lands"]) if entry["coord"] == [3, 0])
+    badge = pg.locator(f"[data-testid=hold-badge][data-land='{land}'][data-player='0']")
+    assert badge.get_attribute("data-kind") == mode
+    assert pg.locator(f"[data-testid=taking][data-land='{land}'][data-kind='{mode}']").count() == 1
+    pg.dispatch_event(f".cell[data-land='{land}']", "mouseover")
+    details = pg.locator(f"[data-testid=land-details][data-land='{land}']")
+    details.wait_for()
+    view = srv_room.state()["lands"][land]
+    info = view[mode][0]
+    text = pg.inner_text(f"[data-testid=details-{mode}]")
+    assert f"{info['need']} caballeros (tenés {info['have']})" in text, text
+    assert pg.inner_text("[data-testid=details-own]") == str(view["knights"][0])
+    assert pg.inner_text("[data-testid=details-rival]") == str(sum(view["knights"][1:]))
+    owner = "Rojo" if mode == "liberation" else "sin dueño"
+    assert pg.inner_text("[data-testid=details-owner]") == owner
+    if mode == "conquest":
+        pg.locator("[data-testid=to-king]").click()  # F: the camera goes to the king
+        screenshot(pg, "land-details", tmp_path)
+
+
+def test_camera_help_and_language(page: Any, live_server: LiveServer) -> None:
+    """Zoom buttons and keys, R overview (rule 11.10), ?/H help (11.9), the ES/EN switch remembered."""
+    pg = page
+    start_from_menu(pg, live_server, SMALL)
+    board = "svg.hexmap"
+    zoom = lambda: float(pg.get_attribute(board, "data-zoom"))  # noqa: E731
+    assert zoom() == 1.0
+    pg.click("[data-testid=zoom-in]")
+    assert zoom() > 1.0
+    pg.keyboard.press("r")
+    assert zoom() == 1.0
+    pg.keyboard.press("+")
+    box = pg.get_attribute(board, "viewBox")
+    pg.keyboard.press("d")  # WASD pans
+    assert pg.get_attribute(board, "viewBox") != box
+    pg.mouse.move(640, 400)
+    pg.mouse.wheel(0, -300)
+    assert zoom() > 1.25
+    pg.keyboard.press("?")
+    assert pg.is_visible("[data-testid=help]")
+    pg.keyboard.press("h")
+    assert pg.is_hidden("[data-testid=help]")
+    pg.click("[data-testid=lang-switch]")
+    pg.wait_for_function("document.documentElement.lang === 'en'")
+    assert "Pass" in pg.inner_text("[data-testid=pass]")
+    pg.reload()
+    pg.wait_for_selector(f"{GAME}[data-ply]")
+    assert "Your turn" in pg.inner_text("[data-testid=turn-banner]")  # remembered (localStorage)
+    pg.evaluate("localStorage.removeItem('dw.lang')")
 
 
 def test_tutorial_forward_and_back(page: Any, live_server: LiveServer, tmp_path: Path) -> None:

@@ -243,13 +243,9 @@ export class DomainWheelView {
       g.dataset.owner = String(o);
       g.classList.toggle("owned", o >= 0);
       const [fill, pat] = g.children;
-      if (o >= 0) {
-        fill.setAttribute("fill", PLAYER_COLOURS[o]);
-        pat.setAttribute("fill", `url(#${this[`pat${o}`]})`);
-      } else {
-        fill.removeAttribute("fill");
-        pat.removeAttribute("fill");
-      }
+      // inline styles: they win over the stylesheet's "no owner" look
+      fill.style.fill = o >= 0 ? PLAYER_COLOURS[o] : "";
+      pat.style.fill = o >= 0 ? `url(#${this[`pat${o}`]})` : "";
     });
   }
 
@@ -281,16 +277,16 @@ export class DomainWheelView {
         }, marks);
         const outline = this.grid.outlinePath(land.cellSet);
         const d = [...land.cellSet].map((i) => `M${hexPoints(...this.grid.xy[i], 1.0).replace(/ /g, "L")}z`).join("");
-        svg("path", { d, class: "taking-fill", fill: colour }, g);
-        svg("path", { d: outline, class: "taking-border", stroke: colour }, g);
+        svg("path", { d, class: "taking-fill" }, g).style.fill = colour;
+        svg("path", { d: outline, class: "taking-border" }, g).style.stroke = colour;
         // ring around the throne, one segment per turn
         const rr = 1.55 + 0.45 * k;
         const gap = 0.12;
         for (let s = 0; s < total; s++) {
           const a0 = -Math.PI / 2 + (2 * Math.PI * s) / total + gap / 2;
           const a1 = -Math.PI / 2 + (2 * Math.PI * (s + 1)) / total - gap / 2;
-          svg("path", { d: arcPath(x, y, rr, a0, a1), class: `ring-seg${s < h.turns ? " held" : ""}`,
-            stroke: s < h.turns ? colour : null }, g);
+          const seg = svg("path", { d: arcPath(x, y, rr, a0, a1), class: `ring-seg${s < h.turns ? " held" : ""}` }, g);
+          if (s < h.turns) seg.style.stroke = colour;
         }
         if (h.kind === "conquest") svg("circle", { cx: x, cy: y, r: 1.05, class: "gold-ring" }, g);
         // the badge with the turns held
@@ -305,9 +301,14 @@ export class DomainWheelView {
           "data-player": h.player,
           "data-kind": h.kind,
         }, badges);
-        svg("rect", { x: x - bw / 2, y: by, width: bw, height: bh, rx: 0.5, fill: colour }, b);
+        const rect = svg("rect", { x: x - bw / 2, y: by, width: bw, height: bh, rx: 0.5, fill: colour }, b);
         const tx = svg("text", { x, y: by + bh / 2, class: "badge-text" }, b);
         tx.textContent = `${h.kind === "conquest" ? "♚" : "⛉"} ${h.turns}/${total} · ${label}`;
+        const w = (tx.getComputedTextLength?.() || 0) + 0.9; // fit the badge to its text
+        if (w > 1) {
+          rect.setAttribute("x", String(x - w / 2));
+          rect.setAttribute("width", String(w));
+        }
       });
     }
   }

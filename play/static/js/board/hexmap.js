@@ -123,8 +123,10 @@ export class HexMap {
       this.layers[name] = svg("g", { class: `layer-${name}` }, this.root);
     }
     const b = grid.bounds;
-    const pad = 1.5;
-    this.home = { x: b.minX - pad, y: b.minY - pad, w: b.maxX - b.minX + 2 * pad, h: b.maxY - b.minY + 2 * pad };
+    // room around the map for the panels laid over the board (cards, banner, toolbar)
+    const padX = 1.5 + 0.04 * (b.maxX - b.minX);
+    const padY = 1.5 + 0.1 * (b.maxY - b.minY);
+    this.home = { x: b.minX - padX, y: b.minY - padY, w: b.maxX - b.minX + 2 * padX, h: b.maxY - b.minY + 2 * padY };
     this.view = { ...this.home };
     this.minW = 8;
     this.maxW = this.home.w * 2;

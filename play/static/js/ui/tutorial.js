@@ -112,6 +112,18 @@ export class TutorialScreen {
     if (!this.view) this.view = new DomainWheelView(boardEl, this.layout, { interactive: false });
     this.view.update(state);
     this._highlight(highlight);
+    this._focus(state, highlight);
+  }
+
+  /** Zoom to what the step is about: the chosen piece, a land being taken, the last move, or the whole map. */
+  _focus(state, highlight) {
+    let cell = highlight ? cellIndex(this.layout, highlight.from) : -1;
+    if (cell < 0 && state.holds.length) cell = this.layout.lands[state.holds[0].land].throne;
+    if (cell < 0 && state.last?.to) cell = cellIndex(this.layout, state.last.to);
+    if (cell < 0 || this.steps[this.index].index <= 2) this.view.map.overview();
+    else this.view.map.focusCell(cell, 30);
+    // the explanation covers the bottom of the screen: keep the focus above it
+    if (cell >= 0 && this.steps[this.index].index > 2) this.view.map.pan(0, 0.15);
   }
 
   _highlight(h) {
