@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-import httpx
 import pytest
 
 from dw_env import position
@@ -72,10 +71,13 @@ def wait_state(pg: Any, condition: str, timeout: int = TIMEOUT_MS) -> None:
     )
 
 
-def start_from_menu(pg: Any, server: LiveServer, options: dict[str, Any], speed: str = "instant") -> str:
+def start_from_menu(
+    pg: Any, server: LiveServer, options: dict[str, Any], speed: str = "instant", goto: bool = True
+) -> str:
     """Open the menu, set options, press Play; return the room id once the board is shown."""
-    pg.goto(server.url + "/")
-    pg.wait_for_selector("[data-testid=menu]")
+    if goto:
+        pg.goto(server.url + "/")
+        pg.wait_for_selector("[data-testid=menu]")
     for name, value in options.items():
         if isinstance(value, bool):
             pg.set_checked(f"[data-testid=opt-{name}]", value)
@@ -270,7 +272,7 @@ def test_land_details_and_lands_being_taken(
 def test_camera_help_and_language(page: Any, live_server: LiveServer) -> None:
     """Zoom buttons and keys, R overview (rule 11.10), ?/H help (11.9), the ES/EN switch remembered."""
     pg = page
-    start_from_menu(pg, live_server, SMALL)
+    room = start_from_menu(pg, live_server, SMALL)
     board = "svg.hexmap"
     zoom = lambda: float(pg.get_attribute(board, "data-zoom"))  # noqa: E731
     assert zoom() == 1.0
@@ -289,6 +291,11 @@ def test_camera_help_and_language(page: Any, live_server: LiveServer) -> None:
     assert pg.is_visible("[data-testid=help]")
     pg.keyboard.press("h")
     assert pg.is_hidden("[data-testid=help]")
+    pg.select_option("[data-testid=ai-speed]", "fast")  # the room's AI speed (rule 11.9)
+    deadline = time.monotonic() + 10
+    while live_server.rooms[room].speed != "fast":
+        assert time.monotonic() < deadline, "the AI speed did not reach the room"
+        time.sleep(0.05)
     pg.click("[data-testid=lang-switch]")
     pg.wait_for_function("document.documentElement.lang === 'en'")
     assert "Pass" in pg.inner_text("[data-testid=pass]")
@@ -356,25 +363,27 @@ def test_replay_steps_forward_and_back(page: Any, live_server: LiveServer, tmp_p
 
 
 def test_two_browsers_play_one_room_by_invite_links(browser: Any, live_server: LiveServer) -> None:
-    body = {
-        "options": SMALL,
-        "ai_speed": "instant",
-        "seats": [
-            {"type": "human", "name": "Ana"},
-            {"type": "human", "name": "Beto"},
-            {"type": "ai", "strategy": "random"},
-        ],
-    }
-    answer = httpx.post(live_server.url + "/api/rooms", json=body, timeout=10).json()
-    links = {s["seat"]: s["link"] for s in answer["seats"] if s["type"] == "human"}
+    """Online rooms: the creator sees one invite link per human seat and a spectator link; each opens its seat."""
     contexts = [browser.new_context(viewport={"width": 1100, "height": 720}) for _ in range(3)]
     try:
         a, b, spectator = (c.new_page() for c in contexts)
         for pg in (a, b, spectator):
             pg.set_default_timeout(TIMEOUT_MS)
-        a.goto(live_server.url + links[0])
-        b.goto(live_server.url + links[1])
-        spectator.goto(live_server.url + answer["spectate"])
+        a.goto(live_server.url + "/")
+        a.wait_for_selector("[data-testid=menu]")
+        a.fill("[data-testid=seat-name-0]", "Ana")
+        a.fill("[data-testid=seat-name-1]", "Beto")
+        a.select_option("[data-testid=seat-kind-1]", "human")
+        a.select_option("[data-testid=seat-kind-2]", "random")
+        start_from_menu(a, live_server, SMALL, goto=False)
+        a.wait_for_selector("[data-testid=invites]")  # shown once after creating a room with two humans
+        seat1 = a.input_value("[data-testid=invite-1]")
+        watch = a.input_value("[data-testid=invite-spectator]")
+        assert "token=" in seat1 and "token=" not in watch
+        assert a.input_value("[data-testid=invite-0]") in a.url
+        a.click("[data-testid=resume]")
+        b.goto(seat1)
+        spectator.goto(watch)
         for pg in (a, b, spectator):
             pg.wait_for_selector(f"{GAME}[data-ply='0']")
         assert "Tu turno" in a.inner_text("[data-testid=turn-banner]")
@@ -391,7 +400,11 @@ def test_two_browsers_play_one_room_by_invite_links(browser: Any, live_server: L
         a.reload()
         wait_state(a, "d.ply === '3' && d.turn === '0'")
         assert "Tu turno" in a.inner_text("[data-testid=turn-banner]")
-        a.keyboard.press("p")
+        # keyboard play: Tab to a piece, Enter picks it, Enter on the focused destination moves
+        a.locator(".piece.movable").first.focus()
+        a.keyboard.press("Enter")
+        a.wait_for_selector("[data-testid=destination]")
+        a.keyboard.press("Enter")
         wait_state(b, "d.ply === '4' && d.turn === '1'")
     finally:
         for c in contexts:

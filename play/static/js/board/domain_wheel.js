@@ -136,6 +136,16 @@ export class DomainWheelView {
     this._defs();
     this._drawStatic();
     this.map.root.addEventListener("click", (ev) => this._click(ev));
+    this.map.root.addEventListener("keydown", (ev) => {
+      if ((ev.key === "Enter" || ev.key === " ") && ev.target.closest?.("[data-cell][tabindex]")) {
+        ev.preventDefault();
+        ev.stopPropagation();
+        const wasPiece = ev.target.closest(".piece");
+        this._click(ev);
+        // keep the keyboard where the player is: on the first destination after picking a piece
+        if (wasPiece) this._focusFirstDestination = true;
+      }
+    });
     this.map.root.addEventListener("mouseover", (ev) => this._hover(ev));
     this.map.root.addEventListener("mouseleave", () => this.hooks.onHoverLand?.(-1));
   }
@@ -325,7 +335,9 @@ export class DomainWheelView {
         "data-testid": `piece-${pc.kind}`,
         "data-cell": pc.cell,
         "data-player": pc.player,
-        "aria-label": `${t(`player.${PLAYER_KEYS[pc.player]}`)} ${t(`board.${pc.kind}`)}`,
+        "aria-label": `${t(`player.${PLAYER_KEYS[pc.player]}`)} ${t(`board.${pc.kind}`)} ${this.layout.cells[pc.cell].join(",")}`,
+        tabindex: movable ? 0 : null, // keyboard play: Tab to a piece, Enter or Space picks it
+        role: movable ? "button" : null,
       }, L);
       const shape = PLAYER_SHAPES[pc.player];
       const colour = PLAYER_COLOURS[pc.player];
@@ -369,7 +381,8 @@ export class DomainWheelView {
         "data-kind": colour,
         "data-kinds": (d.kinds || []).join(" "),
         role: "button",
-        "aria-label": (d.kinds || []).map((n) => t(`kind.${n}`)).join(", "),
+        tabindex: 0,
+        "aria-label": `${this.layout.cells[dst].join(",")}: ${(d.kinds || []).map((n) => t(`kind.${n}`)).join(", ")}`,
       }, L);
       svg("polygon", { points: hexPoints(x, y, 0.95), class: "dest-hit" }, g);
       // a shape per colour, so the kinds are told apart without colour too
@@ -406,6 +419,8 @@ export class DomainWheelView {
     this.dests = new Map(list.map((d) => [d.to, d]));
     this.map.root.dataset.selected = String(cell);
     this._drawDestinations();
+    if (this._focusFirstDestination) this.map.layers.dest.querySelector("[tabindex]")?.focus();
+    this._focusFirstDestination = false;
     this.hooks.onDestinations?.(cell, this.dests);
   }
 
