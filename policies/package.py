@@ -360,6 +360,7 @@ def stage_package(folder: str | Path, fill: Callable[[Path], None]) -> Path:
     try:
         fill(stage)
         read_package(stage)  # what we wrote must read back
+        os.chmod(stage, 0o755)  # mkdtemp makes it private; a package is for everyone to read
         for f in stage.iterdir():
             with open(f, "rb") as handle:
                 os.fsync(handle.fileno())

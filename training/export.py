@@ -144,9 +144,11 @@ def to_onnx(
 ) -> bytes:
     """Return the serialized ONNX graph of ``module`` (dynamic batch axis, metadata_props set, no stack traces)."""
     import contextlib
+    import logging
 
     import torch
 
+    logging.getLogger("torch.onnx").setLevel(logging.ERROR)  # "torchvision is not installed" and the like
     batch = torch.export.Dim("batch", min=1)
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")

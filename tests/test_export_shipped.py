@@ -1,0 +1,54 @@
+"""Every agent shipped in checkpoints/ is also shipped as a strategy package that loads and plays legal moves."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from dw_env.engine import Game
+from dw_env.options import GameOptions
+from policies.files import load_policy_file
+from policies.package import MANIFEST, read_package
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECKPOINTS = sorted((ROOT / "checkpoints").glob("*.pt"))
+PACKAGES = sorted(p.parent for p in (ROOT / "checkpoints").glob(f"*/{MANIFEST}"))
+
+
+def test_every_shipped_checkpoint_has_its_package() -> None:
+    assert CHECKPOINTS
+    assert [p.name for p in PACKAGES] == [c.stem for c in CHECKPOINTS]
+
+
+@pytest.mark.parametrize("folder", PACKAGES, ids=lambda p: p.name)
+def test_package_is_small_measured_and_made_from_the_shipped_checkpoint(folder: Path) -> None:
+    package = read_package(folder)
+    assert sum(f.stat().st_size for f in folder.iterdir()) < 1_000_000
+    m = package.manifest
+    assert m["flavour"] == "plain"
+    checkpoint = ROOT / "checkpoints" / m["provenance"]["checkpoint"]
+    assert hashlib.sha256(checkpoint.read_bytes()).hexdigest() == m["provenance"]["checkpoint_sha256"]
+    assert m["strength"]["source"] == "measured at export"
+    assert {r["opponents"] for r in m["strength"]["results"]} >= {"balanced (x2)", "random (x2)"}
+    parity = m["parity"]
+    assert parity["agree"] == parity["positions"] >= 1000
+    assert parity["max_abs_logit_diff"] < 1e-3
+    card = checkpoint.with_suffix(".md").read_text()
+    assert f"checkpoints/{folder.name}/" in card, "the model card's export paragraph names the package"
+
+
+@pytest.mark.parametrize("folder", PACKAGES, ids=lambda p: p.name)
+def test_package_plays_legal_moves_on_every_map_it_accepts(folder: Path) -> None:
+    pytest.importorskip("onnxruntime")
+    package = read_package(folder)
+    for graph in package.graphs:
+        options = GameOptions(**{**package.manifest["game"]["trained_options"], **graph.accepts, "max_rounds": 12})
+        seats = [load_policy_file(folder, seed=s) for s in range(3)]
+        game = Game.new(options)
+        while not game.over:
+            move = seats[game.turn].act(game, game.turn)
+            assert move in game.legal_moves(), json.dumps(graph.accepts)
+            game.play(move)
