@@ -1,4 +1,5 @@
-"""Seats given by spec: a registry name ("balanced") or a path to a policy file (a learned checkpoint).
+"""Seats given by spec: a registry name ("balanced"), a path to a policy file (a learned checkpoint), a strategy
+package folder, or a prefixed spec such as ``search:PATH?playouts=64`` (:data:`PREFIXED`).
 
 ``dw arena`` and other tools accept a *seat spec* wherever a strategy is expected. A spec that names a
 registered policy builds it with :func:`policies.registry.make`; anything else is taken as a file and
@@ -19,6 +20,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from policies.base import Policy
 from policies.registry import available, make
@@ -31,6 +33,21 @@ LOADERS: dict[str, str] = {
 PACKAGE_LOADER = "policies.onnx_policy:load"
 #: the file that marks a folder as a strategy package
 PACKAGE_MANIFEST = "strategy.json"
+#: spec prefix -> ("module:check", "module:load") for seats written ``prefix:...`` (a file plus settings):
+#: ``check(spec)`` raises ValueError/FileNotFoundError for a bad spec, ``load(spec, seed)`` returns the Policy
+PREFIXED: dict[str, tuple[str, str]] = {
+    "search:": ("policies.search:check_spec", "policies.search:load"),  # tree search over a network
+}
+
+
+def _prefixed(spec: str) -> tuple[str, str] | None:
+    return next((targets for prefix, targets in PREFIXED.items() if spec.startswith(prefix)), None)
+
+
+def _function(target: str) -> Callable[..., Any]:
+    module, _, func = target.partition(":")
+    found: Callable[..., Any] = getattr(importlib.import_module(module), func)
+    return found
 
 
 def supported_suffixes() -> list[str]:
@@ -47,17 +64,22 @@ def _is_package(p: Path) -> bool:
 
 
 def _call(target: str, path: Path, seed: int | None) -> Policy:
-    module, _, func = target.partition(":")
-    loader: Callable[[Path, int | None], Policy] = getattr(importlib.import_module(module), func)
-    return loader(path, seed)
+    policy: Policy = _function(target)(path, seed)
+    return policy
 
 
 def load_policy_file(path: str | Path, seed: int | None = None) -> Policy:
     """Return the policy stored in ``path`` (a policy file or a strategy package folder), seeded with ``seed``.
 
     Raises FileNotFoundError if the file does not exist and ValueError naming the supported file types
-    when no loader handles its suffix.
+    when no loader handles its suffix. A prefixed spec (:data:`PREFIXED`, e.g. ``search:PATH``) is loaded by
+    its prefix's loader.
     """
+    prefixed = _prefixed(str(path)) if isinstance(path, str) else None
+    if prefixed is not None:
+        _function(prefixed[0])(path)
+        policy: Policy = _function(prefixed[1])(path, seed)
+        return policy
     p = Path(path)
     if _is_package(p):
         return _call(PACKAGE_LOADER, p, seed)
@@ -84,6 +106,10 @@ def check_seat_spec(spec: str) -> None:
         raise ValueError(f"a seat must be a strategy name or a policy file path, got {spec!r}")
     if is_registered(spec):
         return
+    prefixed = _prefixed(spec)
+    if prefixed is not None:
+        _function(prefixed[0])(spec)
+        return
     p = Path(spec)
     if _is_package(p):
         return
@@ -99,7 +125,8 @@ def check_seat_spec(spec: str) -> None:
         raise FileNotFoundError(f"no such policy file: {spec}")
     raise ValueError(
         f"unknown strategy {spec!r}; allowed: {', '.join(available())}, "
-        f"or a path to a policy file (supported types: {_supported_text()})"
+        f"or a path to a policy file (supported types: {_supported_text()}), "
+        f"or {' / '.join(p + 'PATH' for p in PREFIXED)}"
     )
 
 

@@ -1,0 +1,129 @@
+"""The search seat (policies/search.py): legal moves on both maps, budgets, tree reuse, spec errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dw_env.engine import Game
+from dw_env.options import GameOptions
+from policies.search import Node, SearchParams, SearchPolicy, check_spec, load, result_values, split_spec
+
+torch = pytest.importorskip("torch")
+
+ROOT = Path(__file__).resolve().parents[1]
+AGENT = ROOT / "checkpoints" / "small-agent.pt"
+SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=30)
+
+
+class UniformEvaluator:
+    """Uniform priors and a zero value: the search then reduces to visit-count exploration."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.options: list[GameOptions] = []
+
+    def prepare(self, options: GameOptions) -> None:
+        self.options.append(options)
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self.calls += 1
+        logp = np.where(mask != 0, 0.0, -1e9)
+        return logp, np.zeros(len(obs))
+
+
+def _play(game: Game, seats: dict[int, object], plies: int) -> None:
+    for _ in range(plies):
+        if game.over:
+            return
+        move = seats[game.turn].act(game, game.turn)  # type: ignore[attr-defined]
+        assert move in game.legal_moves()
+        game.play(move)
+
+
+@pytest.mark.parametrize("options", [SMALL, GameOptions(max_rounds=5)], ids=["small map", "standard map"])
+def test_search_seat_plays_legal_moves_on_both_maps(options: GameOptions) -> None:
+    seat = load(f"search:{AGENT}?playouts=4", seed=0)
+    game = Game.new(options)
+    _play(game, {0: seat, 1: seat, 2: seat}, 12)
+    assert seat.last_playouts == 4
+
+
+def test_search_is_reproducible_with_a_playout_budget() -> None:
+    moves = []
+    for _ in range(2):
+        seat = load(f"search:{AGENT}?playouts=8", seed=3)
+        game = Game.new(SMALL)
+        picked = []
+        for _ in range(6):
+            move = seat.act(game, game.turn)
+            picked.append(move)
+            game.play(move)
+        moves.append(picked)
+    assert moves[0] == moves[1]
+
+
+def test_playouts_spend_the_budget_and_visits_add_up() -> None:
+    evaluator = UniformEvaluator()
+    seat = SearchPolicy(evaluator, SearchParams(playouts=20, reuse_tree=False))
+    game = Game.new(SMALL)
+    seat.act(game, 0)
+    assert evaluator.options == [SMALL]
+    # the root's expansion plus one new position per playout (none of them finished yet)
+    assert evaluator.calls == 1 + 20
+
+
+def test_the_tree_is_reused_after_the_rivals_moves() -> None:
+    evaluator = UniformEvaluator()
+    seat = SearchPolicy(evaluator, SearchParams(playouts=3000))
+    game = Game.new(SMALL)
+    game.play(seat.act(game, 0))
+    kept = seat.root
+    # the rivals play the replies the tree explored most: the position reached is a node it already has
+    for _ in range(2):
+        assert kept is not None and kept.expanded
+        most = int(np.argmax(kept.visits))
+        game.play(kept.moves[most])
+        kept = kept.children[most]
+    assert kept is not None and kept.expanded
+    before = int(kept.visits.sum())
+    calls = evaluator.calls
+    seat.act(game, game.turn)
+    assert seat.last_playouts == 3000
+    assert int(kept.visits.sum()) == before + 3000  # the search grew the kept node, not a fresh root
+    assert evaluator.calls - calls <= 3000  # and did not value the root again
+
+
+def test_result_values_follow_rule_9_5() -> None:
+    game = Game.new(SMALL)
+    assert list(result_values(game)) == [0.0, 0.0, 0.0]  # not finished and not truncated: no winner
+    node = Node(game, 0)
+    assert not node.expanded
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("search:", "needs a network file"),
+        (f"search:{AGENT}?playouts=0", "playouts"),
+        (f"search:{AGENT}?playouts=nan", "playouts"),
+        (f"search:{AGENT}?time=inf", "time"),
+        (f"search:{AGENT}?depth=3", "unknown search option"),
+        (f"search:{AGENT}?playouts=4&playouts=5", "given twice"),
+        (f"search:{AGENT}?greedy=yes", "0 or 1"),
+        (f"search:{AGENT}?playouts=٤", "playouts"),
+        ("search:no/such/file.pt", "no such network file"),
+        (f"search:{ROOT / 'README.md'}", ".pt"),
+    ],
+)
+def test_bad_search_specs_are_refused_with_a_message(spec: str, message: str) -> None:
+    with pytest.raises((ValueError, FileNotFoundError), match=message):
+        check_spec(spec)
+
+
+def test_split_spec_reads_every_option() -> None:
+    path, params = split_spec("search:a.pt?playouts=32&time=0.25&c_puct=2&greedy=0&reuse_tree=0")
+    assert path == "a.pt"
+    assert params == SearchParams(playouts=32, time=0.25, c_puct=2.0, greedy=False, reuse_tree=False)
