@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
+import httpx
 import pytest
 
 from dw_env import position
@@ -123,6 +124,9 @@ def test_menu_starts_a_game_against_two_ais(page: Any, live_server: LiveServer, 
     names = pg.eval_on_selector_all("[data-testid=seat-kind-1] option", "os => os.map(o => o.textContent)")
     for name in ("Humano", "Equilibrada", "Expansionista", "Directa al centro", "Saqueadora", "Guardiana", "Aleatoria"):
         assert name in names
+    listed = httpx.get(live_server.url + "/api/strategies", timeout=30).json()["strategies"]
+    values = pg.eval_on_selector_all("[data-testid=seat-kind-1] option", "os => os.map(o => o.value)")
+    assert {s["id"] for s in listed} <= set(values)  # every strategy the server lists, checkpoints included
     for opt in ("land_radius", "map_radius", "turns_to_conquer", "king_may_be_alone", "fast_knights"):
         assert pg.locator(f"[data-testid=opt-{opt}]").count() == 1
     screenshot(pg, "menu", tmp_path)
@@ -219,14 +223,14 @@ def test_end_request_needs_two_clicks(page: Any, live_server: LiveServer) -> Non
     assert srv_room.session.game.end_reason == "end_request"
 
 
-def scenario_session(name: str, players: list[str]) -> Any:
-    """A server session on a tutorial scenario's position after its actions (moves and passes)."""
+def scenario_session(name: str, players: list[str], upto: int | None = None) -> Any:
+    """A server session on a tutorial scenario's position after its first ``upto`` actions (moves and passes)."""
     from play.games.domain_wheel import DomainWheelSession
 
     scenario = json.loads((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))
     session = DomainWheelSession(position.from_dict(scenario["position"]), players)
     g = session.game.geometry
-    for action in scenario["actions"]:
+    for action in scenario["actions"][:upto]:
         if "move" in action:
             (q0, r0), (q1, r1) = action["move"]
             session.apply((g.cell_index(q0, r0), g.cell_index(q1, r1)))
@@ -267,6 +271,22 @@ def test_land_details_and_lands_being_taken(
     if mode == "conquest":
         pg.locator("[data-testid=to-king]").click()  # F: the camera goes to the king
         screenshot(pg, "land-details", tmp_path)
+
+
+def test_centre_countdown_locks_the_king(page: Any, live_server: LiveServer) -> None:
+    """Rules 9.2, 11.3, 11.4: Paso 19's countdown shows in the banner and Blue's card says its king is locked."""
+    pg = page
+    room = start_from_menu(pg, live_server, {"land_radius": 2, "map_radius": 4}, speed="fast")
+    srv_room = live_server.rooms[room]
+    srv_room.session = scenario_session("paso_19", srv_room.session.record()["players"], upto=1)
+    srv_room._state = None
+    pg.reload()
+    wait_state(pg, "d.turn === '0'")
+    countdown = srv_room.session.game.countdown
+    assert countdown is not None and countdown[0] == 0
+    assert str(countdown[1]) in pg.inner_text("[data-testid=countdown]")
+    assert pg.locator("[data-testid=player-card][data-player='0'] [data-testid=king-locked]").count() == 1
+    assert pg.locator("[data-testid=king-locked]").count() == 1
 
 
 def test_camera_help_and_language(page: Any, live_server: LiveServer) -> None:
