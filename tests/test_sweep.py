@@ -105,10 +105,17 @@ def test_report_numbers_match_the_game_records(ci_sweep: Path) -> None:
         for reason in ("centre", "countdown", "end_request", "truncation"):
             assert m["endings"][reason] == pytest.approx(sum(g["end_reason"] == reason for g in games) / n)
         decided = sum(1 for g in games if g["winners"])
+        distinct = {(tuple(r.players or ()), tuple(r.moves)): g for r, g in zip(records, games, strict=True)}
+        n_eff = sum(1 for g in distinct.values() if g["winners"])
+        assert (m["distinct_games"], m["distinct_decided"]) == (len(distinct), n_eff)
+        chi2 = 0.0
         for s, name in enumerate(PLAYER_NAMES):
             wins = sum(1 / len(g["winners"]) for g in games if name in g["winners"])
-            assert m["seats"][s]["share_of_wins"] == pytest.approx(wins / decided if decided else 0.0)
+            share = wins / decided if decided else 0.0
+            assert m["seats"][s]["share_of_wins"] == pytest.approx(share)
+            chi2 += (share * n_eff - n_eff / 3) ** 2 / (n_eff / 3) if n_eff else 0.0
             assert m["seats"][s]["mean_score"] == pytest.approx(statistics.fmean(g["scores"][s] for g in games))
+        assert m["seat_equality"]["p_value"] == pytest.approx(np.exp(-chi2 / 2))
         per = m["per_game"]
         assert per["conquests"] == pytest.approx(statistics.fmean(g["conquests"] for g in games))
         assert per["liberations"] == pytest.approx(statistics.fmean(g["liberations"] for g in games))

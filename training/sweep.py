@@ -464,6 +464,7 @@ def run_sweep(
         for i, cell in enumerate(cells):
             data = load_cell(out, cell)
             if data is not None:
+                data["summary"] = summarize_cell(load_games(out, cell))  # today's statistics of stored games
                 done[i] = data
     pending = [i for i in range(len(cells)) if i not in done]
     for spec_text in {s for i in pending for s in cells[i].seats}:

@@ -1,5 +1,6 @@
 """A sweep's outputs for designers: sweep.json, exploits.json, the evidence records and one self-contained
-report.html (tables, and matplotlib figures embedded as base64 PNGs; links to replayable game records).
+report.html (tables, and matplotlib figures embedded as base64 PNGs; links to replayable game records); the
+figures also go to figures/*.png for documents.
 
 Figures: seat advantage per option set (each seat's share of the wins with its 95% interval, pooled over
 the line-ups), game-length distributions, the ending mix, heatmaps over the first two grid options with
@@ -12,6 +13,7 @@ import base64
 import html
 import io
 import json
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -280,7 +282,7 @@ def write_evidence(
 
 
 def write_report(out: Path, spec: SweepSpec, cells: Sequence[Cell], done: Sequence[dict[str, Any]]) -> Path:
-    """Write sweep.json, exploits.json, the evidence records and report.html; return the report's path."""
+    """Write sweep.json, exploits.json, the evidence records, report.html and figures/*.png; return the report."""
     games = [load_games(out, c) for c in cells]
     thresholds = Thresholds(**spec.detectors.model_dump())
     findings = find_exploits([(c.key, c.label, gs) for c, gs in zip(cells, games, strict=True)], thresholds)
@@ -310,6 +312,11 @@ def write_report(out: Path, spec: SweepSpec, cells: Sequence[Cell], done: Sequen
         *heatmaps(spec, cells, games),
         ("Exploit finder", findings_figure(findings)),
     ]
+    figure_dir = out / "figures"
+    figure_dir.mkdir(exist_ok=True)
+    for i, (caption, png) in enumerate(figures):
+        slug = re.sub(r"[^a-z0-9]+", "-", caption.lower()).strip("-")[:60]
+        (figure_dir / f"{i:02d}-{slug}.png").write_bytes(base64.b64decode(png))
     total = sum(len(g) for g in games)
     head = (
         "<tr><th>cell</th><th>games (distinct)</th><th>rounds mean/median/p90</th><th>plies mean/median/p90</th>"

@@ -34,9 +34,11 @@ CONVENTIONS = {
     "win": "a game's k joint winners (rule 9.5) each get 1/k of a win; truncated games (A57) have no winner",
     "win_rate": "wins / games of the seat (or seat-games of the strategy), truncated games included; "
     "95% Wilson interval",
-    "share_of_wins": "a seat's wins / games with a winner; 1/3 each when the seats are equal",
-    "seat_equality": "chi-square goodness of fit of the seats' wins against 1/3 each, 2 degrees of freedom "
-    "(p = exp(-chi2/2))",
+    "share_of_wins": "a seat's wins / games with a winner; 1/3 each when the seats are equal. Its interval "
+    "(Wilson) and the equality test count distinct decided games (distinct_decided): deterministic seats "
+    "replay some games exactly, and a repeated game adds no evidence",
+    "seat_equality": "chi-square goodness of fit of the seats' shares of the wins against 1/3 each, on "
+    "distinct_decided games, 2 degrees of freedom (p = exp(-chi2/2))",
     "first_mover": "blue_edge = Blue's share of wins - 1/3; first_conqueror_wins = share of games with a "
     "conquest whose first conqueror (rule 6.6) won (1/k for joint wins)",
     "length": "rounds (rule 3.1) and plies (actions, passes and end requests included); p90 is numpy's "
@@ -225,10 +227,13 @@ def summarize_cell(games: Sequence[Facts]) -> dict[str, Any]:
     n = len(games)
     seat_wins = [sum(_share(name, g["winners"]) for g in games) for name in PLAYER_NAMES]
     decided = sum(1 for g in games if g["winners"])
+    distinct = {g["game_hash"]: g for g in games}.values()
+    n_eff = sum(1 for g in distinct if g["winners"])  # distinct decided games: a repeated game adds nothing
+    eff_wins = [seat_wins[s] / decided * n_eff if decided else 0.0 for s in range(NUM_PLAYERS)]
     endings = {r: sum(g["end_reason"] == r for g in games) for r in END_REASONS}
     seats = []
     for s, name in enumerate(PLAYER_NAMES):
-        share_low, share_high = wilson_interval(seat_wins[s], decided)
+        share_low, share_high = wilson_interval(eff_wins[s], n_eff)
         seats.append(
             {
                 "seat": name,
@@ -256,14 +261,15 @@ def summarize_cell(games: Sequence[Facts]) -> dict[str, Any]:
     margins = [sorted(g["scores"])[-1] - sorted(g["scores"])[-2] for g in games]
     return {
         "games": n,
-        "distinct_games": len({g["game_hash"] for g in games}),
+        "distinct_games": len(distinct),
         "decided": decided,
+        "distinct_decided": n_eff,
         "rounds": distribution([g["rounds"] for g in games]),
         "plies": distribution([g["plies"] for g in games]),
         "ending_counts": endings,
         "endings": {r: c / n if n else 0.0 for r, c in endings.items()},
         "seats": seats,
-        "seat_equality": seat_equality(seat_wins),
+        "seat_equality": seat_equality(eff_wins),
         "first_mover": {
             "blue_edge": (seat_wins[0] / decided - 1 / NUM_PLAYERS) if decided else 0.0,
             "first_conqueror_wins": rate(first_wins, len(with_conquest)),
