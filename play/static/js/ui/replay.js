@@ -66,8 +66,15 @@ export class ReplayScreen {
   async open(what) {
     if (what.body) throw new Error(t("replay.file_unsupported"));
     this.replay = await api.openRecord(what.id);
-    this.layout = normaliseLayout(this.replay.layout, (this.replay.players || []).map((name) => ({ name: null, ai: name,
-      aiName: name })));
+    let names = {};
+    try {
+      names = Object.fromEntries((await api.strategies()).map((s) => [s.id, s.display_name]));
+    } catch {
+      /* strategy ids are shown as they are */
+    }
+    // a record's players are strategy ids, or "human:NAME" for people
+    this.layout = normaliseLayout(this.replay.layout, (this.replay.players || []).map((id) =>
+      id.startsWith("human:") ? { name: id.slice(6), ai: null } : { name: null, ai: id, aiName: names[id] || id }));
     this.plies = this.replay.plies;
     this.ply = 0;
     this.cache = new Map();
