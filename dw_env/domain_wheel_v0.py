@@ -38,7 +38,8 @@ cells from a throne to its land's edge), `map_radius` (2..5, lands from the cent
 border), `turns_to_conquer` (1..8), `fast_knights`, `king_may_be_alone` and `max_rounds`
 (the engine's truncation, not a rule). Unknown keywords raise `ValueError` naming them.
 Env options: `score_shaping` (see Rewards), `truncation_reward` (reward of every agent when
-the game is truncated) and `render_width` (pixels of the `rgb_array` image).
+the game is truncated, a finite number in -1..1) and `render_width` (pixels of the `rgb_array`
+image, an integer in 200..4000). Bad values raise `ValueError` naming the value and the range.
 `raw_env(...)` takes the same arguments and has no wrappers.
 
 ### Action Space
@@ -115,6 +116,11 @@ naming the action, the phase and the allowed actions, and changes nothing. `env(
 PettingZoo's classic wrappers (`TerminateIllegalWrapper(illegal_reward=-1)`,
 `AssertOutOfBoundsWrapper`, `OrderEnforcingWrapper`): an illegal action ends the game, the
 mover gets -1, the others 0, and a warning says why.
+
+**Protocol errors.** `raw_env.reset(seed=, options=)` takes an integer or None and a dict or
+None (`ValueError` otherwise). `raw_env.step` before `reset()`, or after every agent has been
+removed (each done agent steps `None`, PettingZoo's convention), raises `RuntimeError` saying
+to call `reset()`; `env()`'s `OrderEnforcingWrapper` keeps PettingZoo's warning instead.
 
 ### Rendering
 

@@ -173,6 +173,7 @@ def check_state(options: Any, board: Any, lands: Any, scalars: Any) -> Geometry:
     _in_range(lands[lay.OWNER], "lands[OWNER]", lay.NO_OWNER, NUM_PLAYERS - 1)
     _in_range(lands[lay.HOLD : lay.FIRST], "lands[HOLD/LIB] counters", 0, 2**15 - 1)
     _in_range(lands[lay.FIRST : lay.FIRST + NUM_PLAYERS], "lands[FIRST]", 0, 1)
+    values = scalars.tolist()
     for index, what, low, high in (
         (lay.TURN, "TURN", 0, NUM_PLAYERS - 1),
         (lay.ROUND, "ROUND", 1, options.max_rounds),
@@ -183,13 +184,15 @@ def check_state(options: Any, board: Any, lands: Any, scalars: Any) -> Geometry:
         (lay.WINNERS, "WINNERS", 0, 2**NUM_PLAYERS - 1),
         (lay.PLY, "PLY", 0, 2**31 - 1),
     ):
-        _in_range(scalars[index : index + 1], f"scalars[{what}]", low, high)
+        if not low <= values[index] <= high:
+            raise StateError(f"scalars[{what}] holds {values[index]}; allowed: {low}..{high}")
+    pieces = np.bincount(board, minlength=lay.piece_code(NUM_PLAYERS - 1, lay.KNIGHT) + 1).tolist()
     for p in range(NUM_PLAYERS):
-        king = int(scalars[lay.KING_CELL + p])
+        king = values[lay.KING_CELL + p]
         if not 0 <= king < c:
             raise StateError(f"scalars[KING_CELL + {p}] holds {king}; allowed: a cell 0..{c - 1}")
         code = lay.piece_code(p, lay.KING)
-        if int(board[king]) != code or int(np.count_nonzero(board == code)) != 1:
+        if board[king] != code or pieces[code] != 1:
             raise StateError(f"{PLAYER_NAMES[p]}'s king must stand once on the board, on cell {king} (KING_CELL)")
     return g
 

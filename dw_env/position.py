@@ -39,7 +39,7 @@ from dw_env.rules import layout as lay
 
 FORMAT = "domain-wheel-position"
 VERSION = 1
-#: the largest position file or text read (bytes); the largest canonical position is about 10 KB
+#: the largest position file or text read (bytes); the largest canonical position takes a few tens of KB
 MAX_POSITION_BYTES = 1 << 20
 #: no map's cell or land coordinate is larger (the largest map reaches about 70)
 _MAX_COORDINATE = 1000
@@ -123,17 +123,25 @@ def read_text(path: str | Path, limit: int, error: type[ValueError]) -> str:
     A missing file raises FileNotFoundError. Shared by the position and record loaders.
     """
     path = Path(path)
+    chunks: list[bytes] = []
+    size = 0
     try:
         with path.open("rb") as f:
-            data = f.read(limit + 1)
+            while size <= limit:  # in chunks: read(limit + 1) would allocate the whole limit at once
+                chunk = f.read(min(1 << 20, limit + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
     except FileNotFoundError:
         raise FileNotFoundError(f"no such file: {path}") from None
     except IsADirectoryError:
         raise error(f"{path} is a directory; give a JSON file") from None
     except OSError as exc:
         raise error(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    if len(data) > limit:
+    if size > limit:
         raise error(f"{path} is larger than {limit:,} bytes, the most this loader reads")
+    data = b"".join(chunks)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

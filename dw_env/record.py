@@ -48,7 +48,7 @@ _OPTIONAL = ("players", "result")
 #: most 4 digits per coordinate, more than any map has
 _MOVE_RE = re.compile(r"(-?[0-9]{1,4}),(-?[0-9]{1,4})>(-?[0-9]{1,4}),(-?[0-9]{1,4})", re.ASCII)
 #: the largest record file or text read (bytes): the longest game (max_rounds 100,000, three
-#: actions a round) written canonically takes under 6 MB
+#: actions a round) written canonically takes about 6 MB
 MAX_RECORD_BYTES = 32 << 20
 _MOVE_SYNTAX = '"q,r>q,r" (axial source and destination cells), "pass" or "end"'
 

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from PIL import Image, ImageDraw, ImageFont
 
 from dw_env.engine import Game
+from dw_env.errors import brief
 from dw_env.info import GAME_TITLE, LIBERATION_TURNS, NUM_PLAYERS, PLAYER_COLOURS, PLAYER_DISPLAY_NAMES, PLAYER_NAMES
 from dw_env.rules import layout as lay
 
@@ -94,6 +95,19 @@ def _crown(cx: float, cy: float, r: float) -> list[tuple[float, float]]:
     ]
 
 
+#: the allowed image widths in pixels (drawn at SUPERSAMPLE times the size: 4,000 wide is about 200 MB while drawing)
+MIN_WIDTH, MAX_WIDTH = 200, 4000
+
+
+def check_width(width: object, what: str = "width") -> int:
+    """Return ``width`` if it is an integer number of pixels in MIN_WIDTH..MAX_WIDTH, else raise ValueError."""
+    if isinstance(width, bool) or not isinstance(width, int | np.integer):
+        raise ValueError(f"{what} must be an integer number of pixels in {MIN_WIDTH}..{MAX_WIDTH}, got {brief(width)}")
+    if not MIN_WIDTH <= width <= MAX_WIDTH:
+        raise ValueError(f"{what}={brief(width)} pixels is out of range; allowed: {MIN_WIDTH}..{MAX_WIDTH}")
+    return int(width)
+
+
 def render_image(
     game: Game,
     *,
@@ -101,13 +115,12 @@ def render_image(
     selected: int = -1,
     destinations: Iterable[int] = (),
 ) -> NDArray[np.uint8]:
-    """Return an RGB image ``uint8 [H, W, 3]`` of the game, ``width`` pixels wide (see the module docstring).
+    """Return an RGB image ``uint8 [H, W, 3]`` of the game, ``width`` pixels wide (200..4000; see the module docstring).
 
     ``selected`` (a cell) and ``destinations`` (cells) highlight a piece chosen in the
     env's phase 2 and its legal destinations.
     """
-    if isinstance(width, bool) or not isinstance(width, int) or width < 200:
-        raise ValueError(f"width must be an integer >= 200 pixels, got {width!r}")
+    check_width(width, "width")
     g = game.geometry
     k = SUPERSAMPLE
     big_w = width * k

@@ -48,6 +48,8 @@ def decision_times(name: str, seconds: float, seed: int = 0) -> tuple[np.ndarray
 
 def run(seconds: float = 5.0) -> dict[str, Any]:
     """Time every registered policy for ``seconds`` each (Random first, as the reference); print a table."""
+    if not 0.1 <= seconds <= 3600:  # also refuses nan and inf, which would never end a measuring loop
+        raise ValueError(f"seconds must be in 0.1..3600, got {seconds!r}")
     names = ["random"] + [n for n in available() if n != "random"]
     results: dict[str, Any] = {}
     print("dw bench ai: ms per decision on the standard map (n=2, R=4), self-play, one core")

@@ -133,6 +133,8 @@ def go_us_per_step(seconds: float, seed: int = 0) -> float | None:
 
 def run(seconds: float = 5.0) -> dict[str, Any]:
     """Run the benchmark, print a table and return the numbers."""
+    if not 0.1 <= seconds <= 3600:  # also refuses nan and inf, which would never end a measuring loop
+        raise ValueError(f"seconds must be in 0.1..3600, got {seconds!r}")
     results: dict[str, Any] = {}
     go = go_us_per_step(seconds)
     results["openspiel_go19_us_per_step"] = go

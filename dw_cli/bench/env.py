@@ -104,6 +104,8 @@ def vector_steps_per_second(options: GameOptions, num_envs: int, threads: int, s
 
 def run(seconds: float = 5.0) -> dict[str, Any]:
     """Run the benchmark, print a table and return the numbers."""
+    if not 0.1 <= seconds <= 3600:  # also refuses nan and inf, which would never end a measuring loop
+        raise ValueError(f"seconds must be in 0.1..3600, got {seconds!r}")
     from dw_env import domain_wheel_v0
 
     results: dict[str, Any] = {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 from typing import Any
 
 #: benchmark name -> module with ``run(seconds) -> dict``
@@ -12,18 +13,38 @@ BENCHMARKS: dict[str, str] = {
     "env": "dw_cli.bench.env",
     "ai": "dw_cli.bench.ai",
     "train": "dw_cli.bench.train",
+    "export": "dw_cli.bench.export",
 }
+
+
+#: the time one benchmark configuration may be measured for (seconds): long enough for one measured
+#: call of every driver, short enough to end
+MIN_SECONDS, MAX_SECONDS = 0.1, 3600.0
+
+
+def check_seconds(text: str) -> float:
+    """Return ``--seconds`` as a float if it is a number in MIN_SECONDS..MAX_SECONDS, else raise ValueError.
+
+    ``nan`` and ``inf`` parse as floats but would never end a measuring loop; float() also reads
+    non-ASCII digits, which no other option takes.
+    """
+    try:
+        seconds = float(text) if text.isascii() else math.nan
+    except ValueError:
+        seconds = math.nan
+    if not MIN_SECONDS <= seconds <= MAX_SECONDS:  # false for nan
+        raise ValueError(f"--seconds must be a number in {MIN_SECONDS:g}..{MAX_SECONDS:g}, got {text[:40]!r}")
+    return seconds
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("bench", help="speed benchmarks against references measured in the same run")
     p.add_argument("what", choices=sorted(BENCHMARKS), help="what to benchmark")
-    p.add_argument("--seconds", type=float, default=5.0, help="time per measured configuration (default 5)")
+    p.add_argument("--seconds", type=str, default="5", help="time per measured configuration, 0.1..3600 (default 5)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.seconds <= 0:
-        raise ValueError(f"--seconds must be positive, got {args.seconds}")
-    importlib.import_module(BENCHMARKS[args.what]).run(seconds=args.seconds)
+    seconds = check_seconds(args.seconds)  # before any import or warm-up: nan would never end a loop
+    importlib.import_module(BENCHMARKS[args.what]).run(seconds=seconds)
     return 0

@@ -7,6 +7,7 @@ It owns one game's flat arrays, routes actions through the compiled env step
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium
@@ -28,7 +29,8 @@ from dw_env.envs.observation import (
     new_encoder_workspace,
 )
 from dw_env.envs.transition import SELECTED, step_and_observe
-from dw_env.info import NUM_PLAYERS, PLAYER_NAMES
+from dw_env.errors import brief
+from dw_env.info import NUM_PLAYERS, PLAYER_NAMES, REWARD_RANGE
 from dw_env.options import GameOptions
 from dw_env.rules import layout as lay
 
@@ -45,12 +47,22 @@ def _as_action(action: Any, num_actions: int) -> int:
     return int(action)
 
 
+def check_truncation_reward(value: Any) -> float:
+    """Return ``value`` as a float if it is a finite number in the reward range, else raise ValueError."""
+    low, high = REWARD_RANGE
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ValueError(f"truncation_reward must be a number in {low}..{high}, got {brief(value)}")
+    if not low <= float(value) <= high:  # also refuses nan
+        raise ValueError(f"truncation_reward={brief(value)} is out of range; allowed: {low}..{high} (REWARD_RANGE)")
+    return float(value)
+
+
 class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming convention
     """Domain Wheel as a PettingZoo AEC environment, without wrappers (illegal actions raise).
 
     Keyword arguments: every :class:`dw_env.options.GameOptions` field, plus
     ``score_shaping`` (bool, default False), ``truncation_reward`` (float, default 0) and
-    ``render_width`` (pixels of the ``rgb_array`` image, default 1000).
+    ``render_width`` (pixels of the ``rgb_array`` image, 200..4000, default 1000).
     """
 
     metadata: dict[str, Any] = {
@@ -84,12 +96,12 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
             )
         if not isinstance(score_shaping, bool):
             raise ValueError(f"score_shaping must be true or false, got {score_shaping!r}")
-        if isinstance(render_width, bool) or not isinstance(render_width, int) or render_width < 200:
-            raise ValueError(f"render_width must be an integer >= 200 pixels, got {render_width!r}")
+        from dw_env.render_image import check_width
+
+        self.render_width = check_width(render_width, "render_width")
         self.render_mode = render_mode
-        self.render_width = render_width
         self.score_shaping = score_shaping
-        self.truncation_reward = float(truncation_reward)
+        self.truncation_reward = check_truncation_reward(truncation_reward)
         self.options = GameOptions.from_dict(options)
         board, lands, scalars = initial_arrays(self.options)
         self._initial = (board, lands, scalars)
@@ -180,6 +192,10 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
         JSON position dict (``dw_env.position``) of the same game options; other keys
         are ignored, as PettingZoo's API test passes arbitrary ones.
         """
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
+            raise ValueError(f"seed must be an integer or None, got {brief(seed)}")
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError(f"reset options must be a dict such as {{'position': game}} or None, got {brief(options)}")
         start = (options or {}).get("position")
         if start is None:
             board, lands, scalars = self._initial
@@ -215,8 +231,12 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
 
     def step(self, action: Any) -> None:
         """Play one action of ``agent_selection`` (see the module docs); raises on an illegal action."""
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            agent = self.agent_selection
+            done = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):  # before reset(), or every agent has been removed
+            raise self._protocol_error() from None
+        if done:
             self._was_dead_step(action)
             return
         n = self._num_actions
@@ -255,6 +275,15 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _protocol_error(self) -> RuntimeError:
+        """Return the error for a step with no agent to act: before reset(), or after every agent is done."""
+        if not hasattr(self, "terminations"):
+            return RuntimeError("call reset() before step()")
+        return RuntimeError(
+            "the game is over and every agent has been removed (each done agent's step(None) removes it, "
+            "PettingZoo's AEC convention); call reset() to start a new game"
+        )
 
     def _explain_illegal(self, agent: str, a: int) -> str:
         c = self.geometry.num_cells
