@@ -67,8 +67,8 @@ def seat_figure(labels: Sequence[str], summaries: Sequence[dict[str, Any]], titl
     for s, name in enumerate(PLAYER_NAMES):
         ys = [i + (s - 1) * height for i in range(n)]
         shares = [m["seats"][s]["share_of_wins"] for m in summaries]
-        lows = [m["seats"][s]["share_of_wins"] - m["seats"][s]["share_ci95"][0] for m in summaries]
-        highs = [m["seats"][s]["share_ci95"][1] - m["seats"][s]["share_of_wins"] for m in summaries]
+        lows = [max(0.0, m["seats"][s]["share_of_wins"] - m["seats"][s]["share_ci95"][0]) for m in summaries]
+        highs = [max(0.0, m["seats"][s]["share_ci95"][1] - m["seats"][s]["share_of_wins"]) for m in summaries]
         ax.barh(ys, shares, height, xerr=[lows, highs], color=_rgb(PLAYER_COLOURS[s]), label=name, capsize=2)
     ax.axvline(1 / 3, color="black", linestyle="--", linewidth=1)
     ax.set_yticks(range(n))
@@ -148,8 +148,8 @@ def findings_figure(findings: Sequence[dict[str, Any]]) -> str:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 0.8 + 0.45 * len(findings)))
     rates = [f["rate"] for f in findings]
-    low = [f["rate"] - f["ci95"][0] for f in findings]
-    high = [f["ci95"][1] - f["rate"] for f in findings]
+    low = [max(0.0, f["rate"] - f["ci95"][0]) for f in findings]
+    high = [max(0.0, f["ci95"][1] - f["rate"]) for f in findings]
     ax.barh(range(len(findings)), rates, xerr=[low, high], color="#c0392b", capsize=3)
     ax.set_yticks(range(len(findings)))
     ax.set_yticklabels([f"{f['detector']} ({f['wins']:g}/{f['n']} {f['unit']})" for f in findings])
