@@ -105,7 +105,7 @@ def test_same_seed_gives_identical_results_for_any_worker_count(
         out_dir = tmp_path / f"w{workers}"
         code, _, err = _arena(
             capsys,
-            *("--players", biased, "random", "--mode", "gauntlet", "--games", "6", "--seed", "11"),
+            *("--players", biased, "random", "--mode", "gauntlet", "--games", "6", "--seed", "13"),
             *("--workers", workers, "--bootstrap", "20", "--out", str(out_dir), *TINY),
         )
         assert code == 0, err

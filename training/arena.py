@@ -5,6 +5,13 @@ is played in all six seatings (which spec sits Blue, Green, Red), its games spli
 Game ``i`` of a run is a pure function of ``(options, seed, i)``: its seat policies are seeded from
 ``SeedSequence([seed, i])``, so results are identical for any number of worker processes.
 
+*Openings.* The scripted AIs are (nearly) deterministic, so games from the same start repeat. Game ``j`` of
+every seating of every line-up therefore starts with the same ``opening_plies`` random legal plies
+(:func:`opening_moves`, a pure function of ``(options, seed, j, plies)``): comparisons stay paired, every
+opening is played from all six seats, and the seats' policies take over from the position it leaves.
+Each result row carries the opening's index and a hash of the game's whole move list, from which
+:mod:`training.arena_stats` counts the distinct games behind every win rate.
+
 Scoring conventions (printed with every table):
 
 * a game's ``k`` joint winners (rule 9.5) each get ``1/k`` of a win;
@@ -21,6 +28,8 @@ selected game records.
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import multiprocessing as mp
 import os
 import sys
@@ -30,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from dw_env.engine import Game, IllegalActionError, Move
+from dw_env.engine import PASS_MOVE, Game, IllegalActionError, Move
 from dw_env.info import NUM_PLAYERS, PLAYER_NAMES
 from dw_env.options import GameOptions
 from dw_env.rules import layout as lay
@@ -42,12 +51,16 @@ from training.arena_stats import summarize
 
 @dataclass(frozen=True)
 class GameTask:
-    """One game to play: its index, line-up, seating and the spec in each seat (Blue, Green, Red)."""
+    """One game to play: its index, line-up, seating, the spec in each seat (Blue, Green, Red) and its opening.
+
+    ``opening`` is the opening's index (:func:`opening_moves`); it is shared by game ``j`` of every seating.
+    """
 
     index: int
     lineup: int
     seating: int
     seats: Lineup
+    opening: int = 0
 
     def seat_seeds(self, base_seed: int) -> list[int]:
         """Return the per-seat policy seeds, a pure function of (base seed, game index)."""
@@ -56,15 +69,64 @@ class GameTask:
 
 
 def schedule(config: ArenaConfig) -> list[GameTask]:
-    """Return every game of a run: per line-up, the games split as evenly as possible over the seatings."""
+    """Return every game of a run: per line-up, the games split as evenly as possible over the seatings.
+
+    The ``j``-th game of each seating plays opening ``j``, in every line-up: each opening is played from all
+    six seatings (the last one from fewer when the games are not a multiple of six).
+    """
     tasks: list[GameTask] = []
     base, extra = divmod(config.games_per_lineup, len(SEATINGS))
     for li, lineup in enumerate(config.lineups):
         for si, seating in enumerate(SEATINGS):
             seats = (lineup[seating[0]], lineup[seating[1]], lineup[seating[2]])
-            for _ in range(base + (si < extra)):
-                tasks.append(GameTask(len(tasks), li, si, seats))
+            for j in range(base + (si < extra)):
+                tasks.append(GameTask(len(tasks), li, si, seats, j))
     return tasks
+
+
+# ---- openings --------------------------------------------------------------------------------------------
+#: the third word of an opening's SeedSequence, so that its stream never equals a game's seat seeds
+_OPENING_STREAM = 0x6F70656E  # "open"
+
+
+@functools.lru_cache(maxsize=4096)
+def opening_moves(options: GameOptions, seed: int, index: int, plies: int) -> tuple[Move, ...]:
+    """Return opening ``index``: ``plies`` random legal plies from the initial position, a pure function.
+
+    Each ply is drawn uniformly from the acting player's distinct piece moves (rule 4); a pass only when
+    no piece can move (rule 3.2b); never an end request (rule 9.3: it would start the end on a random
+    whim). A ply after which the game would be over is never drawn, so no opening ends the game: the
+    draw goes on among the other moves, and only when every move of a ply would end the game does the
+    opening start again from a fresh stream.
+    """
+    if plies == 0:
+        return ()
+    for attempt in range(100):
+        rng = np.random.default_rng(np.random.SeedSequence([seed, index, _OPENING_STREAM, attempt]))
+        game = Game.new(options)
+        moves: list[Move] = []
+        for _ in range(plies):
+            candidates = [m for m in game.legal_moves() if not (m.is_pass or m.is_end_request)] or [PASS_MOVE]
+            for k in rng.permutation(len(candidates)):  # the first that keeps the game going: uniform over those
+                trial = game.copy()
+                trial.play(candidates[k])
+                if not trial.over:
+                    game, move = trial, candidates[k]
+                    break
+            else:
+                break
+            moves.append(move)
+        if len(moves) == plies:
+            return tuple(moves)
+    raise ValueError(f"no opening of {plies} plies keeps the game going with these options ({options})")
+
+
+def game_hash(seats: Sequence[str], moves: Sequence[Move]) -> str:
+    """Return a short stable hash of a game: the spec in each seat and every action, opening included."""
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update("\x1f".join(seats).encode())
+    digest.update(np.asarray(moves, dtype=np.int32).tobytes())
+    return digest.hexdigest()
 
 
 # ---- playing ---------------------------------------------------------------------------------------------
@@ -88,16 +150,26 @@ def _owned_lands(game: Game) -> list[int]:
 
 
 def play_game(
-    task: GameTask, options: GameOptions, base_seed: int, on_move: Callable[[Move], None] | None = None
+    task: GameTask,
+    options: GameOptions,
+    base_seed: int,
+    on_move: Callable[[Move], None] | None = None,
+    opening_plies: int = 0,
 ) -> dict[str, Any]:
-    """Play one game to its end; return its result row (see :data:`ROW_FIELDS`)."""
+    """Play one game to its end; return its result row (see ``training.arena_report.ROW_FIELDS``).
+
+    The game first plays the ``opening_plies`` plies of opening ``task.opening`` (:func:`opening_moves`),
+    then the seats' policies; ``on_move`` sees every action, the opening's included.
+    """
     seeds = task.seat_seeds(base_seed)
     policies = [_seat_policy(spec, s, seeds[s]) for s, spec in enumerate(task.seats)]
     game = Game.new(options)
     lands_at_round = [_owned_lands(game)]  # owned lands (start land included) when each round begins
+    moves: list[Move] = []
+    opening = opening_moves(options, base_seed, task.opening, opening_plies)
     while not game.over:
         seat = game.turn
-        move = policies[seat].act(game, seat)
+        move = opening[len(moves)] if len(moves) < len(opening) else policies[seat].act(game, seat)
         try:
             game.play(move)
         except IllegalActionError as exc:
@@ -105,6 +177,7 @@ def play_game(
                 f"strategy {task.seats[seat]!r} in seat {PLAYER_NAMES[seat]} played an illegal action "
                 f"{tuple(move)} in game {task.index} (seed {base_seed}): {exc}"
             ) from None
+        moves.append(Move(int(move[0]), int(move[1])))
         if on_move is not None:
             on_move(move)
         if game.round > len(lands_at_round):
@@ -116,6 +189,8 @@ def play_game(
         "game": task.index,
         "lineup": task.lineup,
         "seating": task.seating,
+        "opening": task.opening,
+        "game_hash": game_hash(task.seats, moves),
         "seeds": seeds,
         "strategies": list(task.seats),
         "scores": scores,
@@ -134,14 +209,14 @@ def play_game(
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(options: GameOptions, base_seed: int) -> None:
+def _init_worker(options: GameOptions, base_seed: int, opening_plies: int = 0) -> None:
     # one thread per process: the arena's parallelism is across games (learned policies may use torch)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    _WORKER["options"], _WORKER["seed"] = options, base_seed
+    _WORKER["options"], _WORKER["seed"], _WORKER["opening_plies"] = options, base_seed, opening_plies
 
 
 def _play_in_worker(task: GameTask) -> dict[str, Any]:
-    return play_game(task, _WORKER["options"], _WORKER["seed"])
+    return play_game(task, _WORKER["options"], _WORKER["seed"], opening_plies=_WORKER["opening_plies"])
 
 
 def play_all(config: ArenaConfig, workers: int = 1, progress: bool = True) -> list[dict[str, Any]]:
@@ -156,13 +231,15 @@ def play_all(config: ArenaConfig, workers: int = 1, progress: bool = True) -> li
     bar = tqdm(total=len(tasks), unit="game", file=sys.stderr, disable=not progress, desc="arena")
     with contextlib.ExitStack() as stack:
         if workers == 1:
-            results: Iterator[dict[str, Any]] = (play_game(t, config.options, config.seed) for t in tasks)
+            results: Iterator[dict[str, Any]] = (
+                play_game(t, config.options, config.seed, opening_plies=config.opening_plies) for t in tasks
+            )
         else:
             # fork is fast and safe while only numpy/numba are loaded; policy files (torch) get fresh processes
             files = any(not is_registered(s) for s in config.strategies)
             method = "spawn" if files or "fork" not in mp.get_all_start_methods() else "fork"
             pool = stack.enter_context(
-                mp.get_context(method).Pool(workers, _init_worker, (config.options, config.seed))
+                mp.get_context(method).Pool(workers, _init_worker, (config.options, config.seed, config.opening_plies))
             )
             chunk = max(1, min(8, len(tasks) // (workers * 8)))
             results = pool.imap_unordered(_play_in_worker, tasks, chunksize=chunk)
@@ -179,7 +256,7 @@ def record_game(task: GameTask, config: ArenaConfig) -> tuple[Any, dict[str, Any
     from dw_env.record import GameRecord, result_of
 
     record = GameRecord.from_game(Game.new(config.options), players=list(task.seats))
-    row = play_game(task, config.options, config.seed, on_move=record.append)
+    row = play_game(task, config.options, config.seed, on_move=record.append, opening_plies=config.opening_plies)
     record.result = result_of(record.replay())
     return record, row
 

@@ -16,12 +16,18 @@ from dw_env.options import GameOptions
 from policies.files import check_seat_spec
 
 FORMAT = "domain-wheel-arena"
-VERSION = 1
+#: 2: varied openings (``opening_plies``), each game's move hash and the distinct-game counts
+VERSION = 2
 MODES = ("round-robin", "gauntlet", "lineup")
 #: every seating of a line-up: seat s plays lineup[seating[s]]
 SEATINGS: tuple[tuple[int, ...], ...] = tuple(itertools.permutations(range(NUM_PLAYERS)))
 #: how games end, in report order (engine names, dw_env.rules.layout)
 END_REASONS = ("centre", "countdown", "end_request", "truncation")
+
+#: random plies that open every game unless told otherwise: one per colour (see docs/ARENA.md, "Openings")
+DEFAULT_OPENING_PLIES = 3
+#: the most opening plies allowed: openings vary the start, they must not replace the game
+MAX_OPENING_PLIES = 30
 
 Lineup = tuple[str, str, str]
 
@@ -78,7 +84,12 @@ def build_lineups(mode: str, players: Sequence[str] = (), lineups: Sequence[str]
 
 @dataclass(frozen=True)
 class ArenaConfig:
-    """What to play: line-ups, games per line-up (split over the six seatings), seed, options."""
+    """What to play: line-ups, games per line-up (split over the six seatings), seed, options.
+
+    ``opening_plies`` K: every game starts with K random legal plies (:func:`training.arena.opening_moves`),
+    the same K plies for game ``j`` of every seating and every line-up; 0 starts every game from the
+    initial position.
+    """
 
     lineups: tuple[Lineup, ...]
     games_per_lineup: int = 60
@@ -87,6 +98,7 @@ class ArenaConfig:
     bootstrap: int = 200
     mode: str = "lineup"
     players: tuple[str, ...] = ()
+    opening_plies: int = DEFAULT_OPENING_PLIES
 
     def __post_init__(self) -> None:
         if not self.lineups:
@@ -99,6 +111,7 @@ class ArenaConfig:
             raise ValueError(f"seed must be >= 0, got {self.seed}")
         if self.bootstrap < 0:
             raise ValueError(f"bootstrap resamples must be >= 0, got {self.bootstrap}")
+        check_opening_plies(self.opening_plies, self.options)
 
     @property
     def strategies(self) -> list[str]:
@@ -114,4 +127,19 @@ class ArenaConfig:
             "seed": self.seed,
             "options": self.options.to_dict(),
             "bootstrap": self.bootstrap,
+            "opening_plies": self.opening_plies,
         }
+
+
+def check_opening_plies(plies: object, options: GameOptions) -> None:
+    """Raise ValueError unless ``plies`` is an opening length allowed with these options.
+
+    0..:data:`MAX_OPENING_PLIES`, and fewer than the plies of the first round limit's worth of play (an
+    opening must never reach the round limit, which would end the game before any seat has played).
+    """
+    if isinstance(plies, bool) or not isinstance(plies, int):
+        raise ValueError(f"--opening-plies must be an integer 0..{MAX_OPENING_PLIES}, got {plies!r}")
+    limit = min(MAX_OPENING_PLIES, NUM_PLAYERS * options.max_rounds - 1)
+    if not 0 <= plies <= limit:
+        why = "" if limit == MAX_OPENING_PLIES else f" (max rounds {options.max_rounds}: the opening must end first)"
+        raise ValueError(f"--opening-plies must be 0..{limit}{why}, got {plies}")

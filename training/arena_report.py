@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from dw_env.info import NUM_PLAYERS, PLAYER_NAMES
 from training.arena import record_game, schedule, select_games
 from training.arena_config import END_REASONS, SEATINGS, ArenaConfig
+
+#: line-ups beyond this many are left out of the printed table (results.json has them all)
+MAX_PRINTED_LINEUPS = 24
 
 _ENDING_LABELS = {"centre": "centre", "countdown": "countdown", "end_request": "end req", "truncation": "trunc"}
 
@@ -33,13 +39,21 @@ def format_table(summary: dict[str, Any]) -> str:
     """Return the run's report as fixed-width text: strategies, seats, endings and conventions."""
     cfg, overall = summary["config"], summary["overall"]
     per_lineup = cfg["games_per_lineup"]
+    plies = cfg.get("opening_plies", 0)
+    opening = (
+        f"{plies} random opening plies, opening j shared by game j of every seating and line-up"
+        if plies
+        else "no random opening (games from the same start repeat when the seats are deterministic)"
+    )
     lines = [
         f"Arena: {overall['games']} games = {overall['lineups']} line-up(s) x {per_lineup} games over "
-        f"{len(SEATINGS)} seatings ({cfg['mode']}), {_options_text(cfg['options'])}, seed {cfg['seed']}",
+        f"{len(SEATINGS)} seatings ({cfg['mode']}), {_options_text(cfg['options'])}, seed {cfg['seed']}; {opening}",
         "Wins: a game's k joint winners each get 1/k of a win; truncated games (round limit, A57) have no "
         "winner (leaders shown apart).",
         "95% CI: Wilson. Rating: Plackett-Luce on finishing order (winners, then score), Elo scale, mean 1500, "
         f"95% bootstrap over games ({cfg['bootstrap']} resamples).",
+        "distinct: seat-games with different move lists; outcomes: with different results (seats, scores, "
+        "winners, ending, rounds, plies). CI(ess): Wilson at Kish's effective size over the outcomes.",
     ]
     if per_lineup % len(SEATINGS):
         lines.append(f"Note: {per_lineup} is not a multiple of {len(SEATINGS)}; some seatings got one game more.")
@@ -47,28 +61,42 @@ def format_table(summary: dict[str, Any]) -> str:
     endings = "  ".join(f"{_ENDING_LABELS[r]:>9}" for r in END_REASONS)
     lines += [
         "",
-        f"{'strategy':<{width}}  {'seat-games':>10}  {'win rate':>8}  {'95% CI':<16}  {'rating':>6}  "
-        f"{'95% CI':<12}  {'leader':>6}  {'score':>6}  {'rounds':>6}  {'lands@mid':>9}  {endings}",
+        f"{'strategy':<{width}}  {'seat-games':>10}  {'win rate':>8}  {'95% CI':<16}  {'distinct':>8}  "
+        f"{'outcomes':>8}  {'rating':>6}  {'95% CI':<12}  {'leader':>6}  {'score':>6}  {'rounds':>6}  "
+        f"{'lands@mid':>9}  {endings}",
     ]
-    for s in sorted(summary["strategies"], key=lambda x: -x["rating"]):
+    ordered = sorted(summary["strategies"], key=lambda x: -x["rating"])
+    for s in ordered:
         ends = "  ".join(f"{100 * s['endings'][r]:>8.1f}%" for r in END_REASONS)
         lines.append(
             f"{s['name']:<{width}}  {s['n']:>10}  {s['win_rate']:>8.3f}  {_ci(s['ci95']):<16}  "
+            f"{_distinct(s, 'distinct_games'):>8}  {_distinct(s, 'distinct_outcomes'):>8}  "
             f"{s['rating']:>6.0f}  {_ci(s['rating_ci95'], 0):<12}  {s['leader_rate']:>6.3f}  "
             f"{s['mean_score']:>6.1f}  {s['mean_rounds']:>6.1f}  {s['mean_lands_mid']:>9.2f}  {ends}"
         )
-    lines += ["", f"{'seat':<8}  {'games':>6}  {'win rate':>8}  {'95% CI':<16}  {'leader':>6}  {'score':>6}"]
+    lines += ["", "Worst seat of each strategy (its lowest win rate by colour) and its most repeated loss:"]
+    for s in ordered:
+        lines.append(f"  {s['name']:<{width}}  {_worst_text(s)}")
+    lines += [
+        "",
+        f"{'seat':<8}  {'games':>6}  {'win rate':>8}  {'95% CI':<16}  {'distinct':>8}  {'outcomes':>8}  "
+        f"{'leader':>6}  {'score':>6}",
+    ]
     for seat in summary["seats"]:
         lines.append(
             f"{seat['seat']:<8}  {seat['n']:>6}  {seat['win_rate']:>8.3f}  {_ci(seat['ci95']):<16}  "
+            f"{_distinct(seat, 'distinct_games'):>8}  {_distinct(seat, 'distinct_outcomes'):>8}  "
             f"{seat['leader_rate']:>6.3f}  {seat['mean_score']:>6.1f}"
         )
+    lines += _lineup_lines(summary.get("lineups", []))
     games = max(1, overall["games"])
     ended = ", ".join(f"{r.replace('_', ' ')} {100 * overall['endings'][r] / games:.1f}%" for r in END_REASONS)
     lines += [
         "",
-        f"Games: {overall['games']}; rounds mean {overall['mean_rounds']:.1f}, median {overall['median_rounds']:g}, "
-        f"range {overall['min_rounds']}-{overall['max_rounds']}; ended by {ended}; "
+        f"Games: {overall['games']} ({overall.get('distinct_games', '?')} distinct, "
+        f"{overall.get('distinct_outcomes', '?')} distinct outcomes, the most repeated one "
+        f"{overall.get('max_repeats', '?')} times); rounds mean {overall['mean_rounds']:.1f}, median "
+        f"{overall['median_rounds']:g}, range {overall['min_rounds']}-{overall['max_rounds']}; ended by {ended}; "
         f"by a rule (not truncation) {100 * overall['rule_endings']:.1f}%",
         "Per-strategy columns count seat-games (a strategy in two seats of a game counts twice); endings are "
         "the share of its seat-games that ended each way.",
@@ -83,9 +111,56 @@ def format_table(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _distinct(entry: dict[str, Any], key: str) -> str:
+    return str(entry.get(key, "?"))
+
+
+def _worst_text(s: dict[str, Any]) -> str:
+    worst = s.get("worst_seat")
+    if not worst:
+        return "-"
+    return (
+        f"as {worst['seat']}: {worst['win_rate']:.3f} {_ci(worst['ci95'])} over {worst['n']} seat-games "
+        f"({worst['distinct_games']} distinct, {worst['distinct_outcomes']} outcomes); "
+        f"one game lost {s.get('max_repeated_loss', 0)} times"
+    )
+
+
+def _lineup_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
+    """Return the per line-up table: each strategy's win rate, diversity, per-seat rates and worst seat."""
+    if not entries:
+        return []
+    shown = entries[:MAX_PRINTED_LINEUPS]
+    width = max(8, *(len(",".join(e["lineup"])) for e in shown))
+    name_width = max(8, *(len(s["name"]) for e in shown for s in e["strategies"]))
+    lines = [
+        "",
+        f"{'line-up':<{width}}  {'strategy':<{name_width}}  {'games':>6}  {'win rate':>8}  {'95% CI':<16}  "
+        f"{'distinct':>8}  {'outcomes':>8}  {'CI(ess)':<16}  {'blue':>5}  {'green':>5}  {'red':>5}  "
+        f"{'worst':<6}  {'trunc':>5}",
+    ]
+    for e in shown:
+        for i, s in enumerate(e["strategies"]):
+            seats = "  ".join(
+                f"{s['by_seat'][p]['win_rate']:>5.3f}" if p in s["by_seat"] else f"{'-':>5}" for p in PLAYER_NAMES
+            )
+            worst = s["worst_seat"]["seat"] if s.get("worst_seat") else "-"
+            label = ",".join(e["lineup"]) if i == 0 else ""
+            trunc = e["endings"]["truncation"] if i == 0 else ""
+            lines.append(
+                f"{label:<{width}}  {s['name']:<{name_width}}  {s['n']:>6}  {s['win_rate']:>8.3f}  "
+                f"{_ci(s['ci95']):<16}  {s['distinct_games']:>8}  {s['distinct_outcomes']:>8}  "
+                f"{_ci(s['ci95_ess']):<16}  {seats}  {worst:<6}  {trunc!s:>5}"
+            )
+    if len(entries) > len(shown):
+        lines.append(f"({len(entries) - len(shown)} more line-ups in results.json)")
+    lines.append("Per line-up columns count seat-games; blue/green/red are the strategy's win rates in each seat.")
+    return lines
+
+
 # ---- files -----------------------------------------------------------------------------------------------
 ROW_FIELDS = (
-    ["game", "lineup", "seating"]
+    ["game", "lineup", "seating", "opening", "game_hash"]
     + [f"strategy_{p}" for p in PLAYER_NAMES]
     + [f"score_{p}" for p in PLAYER_NAMES]
     + ["winners", "leaders", "end_reason", "rounds", "plies", "mid_round"]
@@ -98,6 +173,8 @@ ROW_FIELDS = (
 def csv_row(row: dict[str, Any]) -> dict[str, Any]:
     """Return a game row flattened for results.csv (lists per seat become one column per player)."""
     flat: dict[str, Any] = {k: row[k] for k in ("game", "lineup", "seating", "end_reason", "rounds", "plies")}
+    flat["opening"] = row.get("opening", 0)
+    flat["game_hash"] = row.get("game_hash", "")
     flat["mid_round"] = row["mid_round"]
     flat["winners"] = ";".join(row["winners"])
     flat["leaders"] = ";".join(row["leaders"])
@@ -110,20 +187,95 @@ def csv_row(row: dict[str, Any]) -> dict[str, Any]:
     return flat
 
 
+#: the files a run writes into its folder; ``--overwrite`` removes these and nothing else
+OUTPUT_FILES = ("results.json", "results.csv", "chart.png")
+GAMES_DIR = "games"
+#: the names of saved game records inside :data:`GAMES_DIR`
+GAME_RECORD_PATTERN = re.compile(r"^game_\d{5,}_.*\.json$")
+
+
+def existing_outputs(out: Path) -> list[Path]:
+    """Return the files of an earlier run in ``out``: :data:`OUTPUT_FILES` and saved game records."""
+    found = [out / name for name in OUTPUT_FILES if (out / name).exists()]
+    games = out / GAMES_DIR
+    if games.is_dir():
+        found += sorted(p for p in games.iterdir() if p.is_file() and GAME_RECORD_PATTERN.match(p.name))
+    return found
+
+
+def check_out(out: Path, overwrite: bool = False) -> None:
+    """Make sure the run can write into ``out`` before any game is played; ValueError says why not.
+
+    Creates the folder. Refuses a folder that holds an earlier run unless ``overwrite`` (its files are
+    then replaced when the new ones are written, see :func:`write_outputs`); files of other programs are
+    never touched.
+    """
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file, not a folder")
+    earlier = existing_outputs(out) if out.is_dir() else []
+    if earlier and not overwrite:
+        names = [p.name for p in earlier if p.parent == out]
+        records = len(earlier) - len(names)
+        listed = ", ".join(names + ([f"{records} game record(s) in {GAMES_DIR}/"] if records else []))
+        raise ValueError(
+            f"--out {out} already holds an arena run ({listed}); pass --overwrite to replace those files "
+            "(nothing else in the folder is touched) or choose another folder"
+        )
+    if (out / GAMES_DIR).exists() and not (out / GAMES_DIR).is_dir():
+        raise ValueError(f"--out {out}: {out / GAMES_DIR} is a file, but the game records go in a folder of that name")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".arena-write-check-", dir=out)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ValueError(f"--out {out} is not writable: {exc.strerror or exc}") from None
+
+
+@contextmanager
+def _atomic(path: Path) -> Iterator[Path]:
+    """Yield a temporary path next to ``path`` (same suffix); rename it onto ``path`` when the block succeeds."""
+    tmp = path.with_name(f".{path.stem}.tmp-{os.getpid()}{path.suffix}")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
+    """Write ``path`` through ``write(tmp)`` and a rename, so a reader never sees a half-written file."""
+    with _atomic(path) as tmp:
+        write(tmp)
+
+
 def write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=ROW_FIELDS)
-        writer.writeheader()
-        for row in rows:
-            writer.writerow(csv_row(row))
+    def write(tmp: Path) -> None:
+        with tmp.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=ROW_FIELDS)
+            writer.writeheader()
+            for row in rows:
+                writer.writerow(csv_row(row))
+
+    write_atomic(path, write)
 
 
 def write_json(path: Path, summary: dict[str, Any], rows: Sequence[dict[str, Any]]) -> None:
-    path.write_text(json.dumps({**summary, "games": list(rows)}, indent=1) + "\n")
+    text = json.dumps({**summary, "games": list(rows)}, indent=1) + "\n"
+
+    def write(tmp: Path) -> None:
+        tmp.write_text(text)
+
+    write_atomic(path, write)
 
 
 def write_chart(path: Path, summary: dict[str, Any]) -> None:
     """Write the designers' PNG: win-rate matrix, seat advantage, ratings and endings per strategy."""
+    write_atomic(path, lambda tmp: _draw_chart(tmp, summary))
+
+
+def _draw_chart(path: Path, summary: dict[str, Any]) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -188,7 +340,7 @@ def write_chart(path: Path, summary: dict[str, Any]) -> None:
     cfg = summary["config"]
     fig.suptitle(f"Arena: {overall['games']} games, {_options_text(cfg['options'])}, seed {cfg['seed']}")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, format="png")
     plt.close(fig)
 
 
@@ -208,7 +360,7 @@ def save_game_records(
         original = rows[index]
         same = all(replayed[f] == original[f] for f in ("end_reason", "winners", "scores", "plies"))
         name = f"game_{index:05d}_{'_'.join(_slug(s) for s in tasks[index].seats)}.json"
-        record.save(directory / name)
+        write_atomic(directory / name, record.save)
         saved.append(
             {"game": index, "file": f"{directory.name}/{name}", "end_reason": original["end_reason"], "same": same}
         )
@@ -216,12 +368,26 @@ def save_game_records(
 
 
 def write_outputs(
-    out: Path, config: ArenaConfig, summary: dict[str, Any], rows: Sequence[dict[str, Any]], k: int
+    out: Path,
+    config: ArenaConfig,
+    summary: dict[str, Any],
+    rows: Sequence[dict[str, Any]],
+    k: int,
+    overwrite: bool = False,
 ) -> None:
-    """Write results.json, results.csv, chart.png and ``k`` game records under ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
+    """Write results.json, results.csv, chart.png and ``k`` game records under ``out``.
+
+    Refuses (ValueError, before writing anything) a folder with an earlier run unless ``overwrite``; then
+    the earlier run's game records are removed and its files replaced, nothing else. Every file is written
+    to a temporary name and renamed, results.json last: a folder with a results.json holds a whole run.
+    """
+    check_out(out, overwrite)
+    games = out / GAMES_DIR
+    for old in existing_outputs(out):
+        if old.parent == games or old.name == "results.json":  # the rest is replaced by rename below
+            old.unlink()
     if k:
-        summary["saved_games"] = save_game_records(out / "games", config, rows, k)
-    write_json(out / "results.json", summary, rows)
+        summary["saved_games"] = save_game_records(games, config, rows, k)
     write_csv(out / "results.csv", rows)
     write_chart(out / "chart.png", summary)
+    write_json(out / "results.json", summary, rows)

@@ -1,11 +1,20 @@
-"""The arena's statistics: win rates with Wilson intervals per strategy and seat, the strategy matrix,
-endings, game lengths and the Plackett–Luce rating (conventions in :data:`CONVENTIONS`)."""
+"""The arena's statistics: win rates with Wilson intervals per strategy, seat and line-up, the strategy
+matrix, endings, game lengths, the Plackett–Luce rating (conventions in :data:`CONVENTIONS`) and how many
+distinct games stand behind each win rate.
+
+Deterministic seats replay the same game from the same start, so the games of a run are not all
+different. Next to every win rate stand the number of *distinct games* (different move lists) and of
+*distinct outcomes* (different seats, scores, winners, ending, rounds and plies: games that differ only
+in moves that changed nothing count once), Kish's effective sample size over the outcomes, and the
+Wilson interval at that size (``ci95_ess``), a conservative interval for strength beyond the games played.
+"""
 
 from __future__ import annotations
 
 import itertools
 import statistics
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +38,13 @@ CONVENTIONS = {
     "rating_groups": "strategies linked by wins both ways; gaps between groups rest on the prior, not the data",
     "matrix": "win_rate[a][b]: a's win rate in its seat-games with at least one opponent of strategy b",
     "lands": "owned lands incl. the start land; mid = at the start of round ceil(rounds/2)",
+    "openings": "every game starts with opening_plies random legal plies (no pass unless forced, no end request, "
+    "never one that ends the game); game j of every seating of every line-up plays opening j",
+    "distinct": "distinct_games: seat-games with different move lists (opening included); distinct_outcomes: "
+    "different (line-up, spec in each seat, scores, winners, ending, rounds, plies); both per seat for a strategy",
+    "ess": "Kish effective sample size n^2 / sum(m^2) over the multiplicities m of the distinct outcomes; "
+    "ci95_ess: the Wilson interval of the same win rate at n = ess (what is known beyond the repeats)",
+    "worst_seat": "the seat (colour) in which a strategy has its lowest win rate, with its Wilson interval",
 }
 
 
@@ -53,6 +69,74 @@ def finishing_order(row: Row, index: dict[str, int]) -> list[list[int]]:
     return tiers
 
 
+def outcome_key(row: Row) -> tuple[Any, ...]:
+    """Return what a game's outcome is made of: line-up, who sat where, scores, winners, ending, rounds, plies.
+
+    Seatings that put the same specs in the same seats (the two copies of a gauntlet's opponent swapped)
+    count as one, as they do in :func:`training.arena.game_hash`.
+    """
+    return (
+        row["lineup"],
+        tuple(row["strategies"]),
+        tuple(row["scores"]),
+        tuple(row["winners"]),
+        row["end_reason"],
+        row["rounds"],
+        row["plies"],
+    )
+
+
+def game_key(row: Row) -> Hashable:
+    """Return the game's identity: its move-list hash (rows without one fall back to their outcome)."""
+    return row.get("game_hash") or outcome_key(row)
+
+
+@dataclass
+class _Diversity:
+    """How many different games (and outcomes) lie behind a set of seat-games, and how often they repeat."""
+
+    games: Counter[Hashable] = field(default_factory=Counter)
+    outcomes: Counter[Hashable] = field(default_factory=Counter)
+    losses: Counter[Hashable] = field(default_factory=Counter)
+
+    def add(self, row: Row, seat: int, won: bool) -> None:
+        self.games[(game_key(row), seat)] += 1
+        self.outcomes[(outcome_key(row), seat)] += 1
+        if not won:
+            self.losses[(game_key(row), seat)] += 1
+
+    def entry(self, wins: float, n: int) -> dict[str, Any]:
+        """Return ``{distinct_games, distinct_outcomes, ess, ci95_ess, max_repeats, max_repeated_loss}``."""
+        squares = sum(m * m for m in self.outcomes.values())
+        ess = n * n / squares if squares else 0.0
+        low, high = wilson_interval(min(ess, wins * ess / n if n else 0.0), ess)
+        return {
+            "distinct_games": len(self.games),
+            "distinct_outcomes": len(self.outcomes),
+            "ess": ess,
+            "ci95_ess": [low, high],
+            "max_repeats": max(self.games.values(), default=0),
+            "max_repeated_loss": max(self.losses.values(), default=0),
+        }
+
+
+@dataclass
+class _SeatTally:
+    """Wins and seat-games of a strategy in one seat, with their diversity."""
+
+    n: int = 0
+    wins: float = 0.0
+    diversity: _Diversity = field(default_factory=_Diversity)
+
+    def add(self, row: Row, seat: int, share: float) -> None:
+        self.n += 1
+        self.wins += share
+        self.diversity.add(row, seat, share > 0)
+
+    def entry(self) -> dict[str, Any]:
+        return {**rate_entry(self.wins, self.n), **self.diversity.entry(self.wins, self.n)}
+
+
 @dataclass
 class _Tally:
     """Sums over the seat-games of one strategy (or one seat)."""
@@ -66,7 +150,8 @@ class _Tally:
     lands_end: float = 0.0
     endings: dict[str, int] = field(default_factory=lambda: dict.fromkeys(END_REASONS, 0))
     won_by: dict[str, float] = field(default_factory=lambda: dict.fromkeys(END_REASONS[:3], 0.0))
-    by_seat: list[list[float]] = field(default_factory=lambda: [[0.0, 0.0] for _ in range(NUM_PLAYERS)])
+    by_seat: list[_SeatTally] = field(default_factory=lambda: [_SeatTally() for _ in range(NUM_PLAYERS)])
+    diversity: _Diversity = field(default_factory=_Diversity)
 
     def add(self, row: Row, seat: int) -> None:
         share = _share(seat, row["winners"])
@@ -80,11 +165,25 @@ class _Tally:
         self.endings[row["end_reason"]] += 1
         if share:
             self.won_by[row["end_reason"]] += share
-        self.by_seat[seat][0] += share
-        self.by_seat[seat][1] += 1
+        self.by_seat[seat].add(row, seat, share)
+        self.diversity.add(row, seat, share > 0)
 
     def mean(self, total: float) -> float:
         return total / self.n if self.n else 0.0
+
+    def seat_entries(self) -> dict[str, dict[str, Any]]:
+        return {PLAYER_NAMES[s]: t.entry() for s, t in enumerate(self.by_seat) if t.n}
+
+    def rate_entries(self) -> dict[str, Any]:
+        """Return the win rate, its diversity, the per-seat rates and the worst seat."""
+        seats = self.seat_entries()
+        worst = min(seats, key=lambda p: (seats[p]["win_rate"], PLAYER_NAMES.index(p))) if seats else None
+        return {
+            **rate_entry(self.wins, self.n),
+            **self.diversity.entry(self.wins, self.n),
+            "by_seat": seats,
+            "worst_seat": {"seat": worst, **seats[worst]} if worst else None,
+        }
 
 
 def _display_name(spec: str) -> str:
@@ -95,7 +194,7 @@ def _strategy_entry(name: str, t: _Tally, rating: Any) -> dict[str, Any]:
     return {
         "name": name,
         "display_name": _display_name(name),
-        **rate_entry(t.wins, t.n),
+        **t.rate_entries(),
         "leader_rate": t.mean(t.lead),
         "rating": rating.elo,
         "rating_ci95": [rating.low, rating.high],
@@ -105,8 +204,40 @@ def _strategy_entry(name: str, t: _Tally, rating: Any) -> dict[str, Any]:
         "mean_lands_end": t.mean(t.lands_end),
         "endings": {r: t.mean(c) for r, c in t.endings.items()},
         "wins_by_ending": {r: round(c, 6) for r, c in t.won_by.items()},
-        "by_seat": {PLAYER_NAMES[s]: rate_entry(w, int(c)) for s, (w, c) in enumerate(t.by_seat) if c},
     }
+
+
+def _diversity_of_games(rows: Sequence[Row]) -> dict[str, Any]:
+    """Return the distinct games and outcomes of a set of games, and Kish's effective size over outcomes."""
+    outcomes = Counter(outcome_key(r) for r in rows)
+    squares = sum(m * m for m in outcomes.values())
+    return {
+        "distinct_games": len({game_key(r) for r in rows}),
+        "distinct_outcomes": len(outcomes),
+        "ess": len(rows) ** 2 / squares if squares else 0.0,
+        "max_repeats": max(Counter(game_key(r) for r in rows).values(), default=0),
+    }
+
+
+def _lineup_entries(config: ArenaConfig, rows: Sequence[Row]) -> list[dict[str, Any]]:
+    """Return per line-up: its games, their diversity, endings, and each of its strategies' win rates."""
+    entries = []
+    for li, lineup in enumerate(config.lineups):
+        games = [r for r in rows if r["lineup"] == li]
+        per = {name: _Tally() for name in dict.fromkeys(lineup)}
+        for row in games:
+            for s, name in enumerate(row["strategies"]):
+                per[name].add(row, s)
+        entries.append(
+            {
+                "lineup": list(lineup),
+                "games": len(games),
+                **_diversity_of_games(games),
+                "endings": {reason: sum(r["end_reason"] == reason for r in games) for reason in END_REASONS},
+                "strategies": [{"name": name, **t.rate_entries()} for name, t in per.items()],
+            }
+        )
+    return entries
 
 
 def _overall(config: ArenaConfig, rows: Sequence[Row]) -> dict[str, Any]:
@@ -122,6 +253,8 @@ def _overall(config: ArenaConfig, rows: Sequence[Row]) -> dict[str, Any]:
         "max_rounds": max(rounds, default=0),
         "endings": endings,
         "rule_endings": (n - endings["truncation"]) / n if n else 0.0,
+        "opening_plies": config.opening_plies,
+        **_diversity_of_games(rows),
     }
 
 
@@ -152,10 +285,12 @@ def summarize(config: ArenaConfig, rows: Sequence[Row]) -> dict[str, Any]:
         "overall": _overall(config, rows),
         "strategies": [_strategy_entry(n, per[n], r) for n, r in zip(names, ratings, strict=True)],
         "rating_groups": groups,
+        "lineups": _lineup_entries(config, rows),
         "seats": [
             {
                 "seat": PLAYER_NAMES[s],
                 **rate_entry(t.wins, t.n),
+                **t.diversity.entry(t.wins, t.n),
                 "leader_rate": t.mean(t.lead),
                 "mean_score": t.mean(t.score),
             }

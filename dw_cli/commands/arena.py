@@ -13,15 +13,27 @@ import time
 from pathlib import Path
 from typing import Any
 
+#: upper bounds that catch typos before they schedule a billion games or fork a thousand processes
+MAX_GAMES = 1_000_000
+MAX_WORKERS = 256
+MAX_BOOTSTRAP = 100_000
+MAX_SEED = 2**63 - 1
+#: training.arena_config's DEFAULT_OPENING_PLIES and MAX_OPENING_PLIES, repeated so that ``dw --help`` need not
+#: import the engine (a test checks they agree)
+DEFAULT_OPENING_PLIES = 3
+MAX_OPENING_PLIES = 30
 
-def _int_at_least(low: int) -> Any:
+
+def _int_at_least(low: int, high: int | None = None) -> Any:
+    allowed = f"an integer >= {low}" if high is None else f"an integer {low}..{high}"
+
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {value}")
+            raise argparse.ArgumentTypeError(f"must be {allowed}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be {allowed}, got {value}")
         return value
 
     return parse
@@ -50,11 +62,25 @@ def register(subparsers: Any) -> None:
         "--lineup", action="append", default=[], metavar="A,B,C", help="a fixed line-up of three seats; repeatable"
     )
     run = p.add_argument_group("how many")
-    run.add_argument("--games", type=_int_at_least(1), default=60, help="games per line-up (default 60)")
-    run.add_argument("--seed", type=_int_at_least(0), default=0, help="base seed (default 0)")
-    run.add_argument("--workers", type=_int_at_least(1), default=None, help="worker processes (default: all cores)")
+    run.add_argument("--games", type=_int_at_least(1, MAX_GAMES), default=60, help="games per line-up (default 60)")
+    run.add_argument("--seed", type=_int_at_least(0, MAX_SEED), default=0, help="base seed (default 0)")
     run.add_argument(
-        "--bootstrap", type=_int_at_least(0), default=200, help="bootstrap resamples for the rating (default 200)"
+        "--workers", type=_int_at_least(1, MAX_WORKERS), default=None, help="worker processes (default: all cores)"
+    )
+    run.add_argument(
+        "--bootstrap",
+        type=_int_at_least(0, MAX_BOOTSTRAP),
+        default=200,
+        help="bootstrap resamples for the rating (default 200)",
+    )
+    run.add_argument(
+        "--opening-plies",
+        type=_int_at_least(0, MAX_OPENING_PLIES),
+        default=DEFAULT_OPENING_PLIES,
+        metavar="K",
+        help=f"start every game with K random legal plies, the same for game j of every seating and line-up "
+        f"(0..{MAX_OPENING_PLIES}, default {DEFAULT_OPENING_PLIES}: one per colour; 0: every game from the "
+        "initial position)",
     )
     game = p.add_argument_group("game options (rule 10; default: the standard game)")
     game.add_argument("--land-radius", type=int, default=None, help="land radius n (1..5, default 2)")
@@ -64,7 +90,18 @@ def register(subparsers: Any) -> None:
     game.add_argument("--king-alone-variant", action="store_true", help="variant 4.11: the king may not be alone")
     game.add_argument("--max-rounds", type=int, default=None, help="truncation limit in rounds (default 200)")
     out = p.add_argument_group("output")
-    out.add_argument("--out", type=Path, default=None, help="directory for results.json, results.csv, chart.png")
+    out.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="folder for results.json, results.csv, chart.png (checked before any game; refused if it holds "
+        "an earlier run, unless --overwrite)",
+    )
+    out.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an earlier run's files in --out (only the arena's own files; nothing else is touched)",
+    )
     out.add_argument(
         "--save-games", type=_int_at_least(0), default=0, metavar="K", help="save K selected games (needs --out)"
     )
@@ -96,10 +133,12 @@ def _options(args: argparse.Namespace) -> Any:
 def run_command(args: argparse.Namespace) -> int:
     from training.arena import run_arena
     from training.arena_config import ArenaConfig, build_lineups
-    from training.arena_report import format_table, write_outputs
+    from training.arena_report import check_out, format_table, write_outputs
 
     if args.save_games and args.out is None:
         raise ValueError("--save-games needs --out DIR to write the game records into")
+    if args.overwrite and args.out is None:
+        raise ValueError("--overwrite needs --out DIR (the folder whose earlier run it replaces)")
     options = _options(args)
     mode = args.mode or ("lineup" if args.lineup else "round-robin")
     if not args.players and not args.lineup:
@@ -113,20 +152,28 @@ def run_command(args: argparse.Namespace) -> int:
         bootstrap=args.bootstrap,
         mode=mode,
         players=tuple(args.players),
+        opening_plies=args.opening_plies,
     )
+    if args.out is not None:
+        check_out(args.out, args.overwrite)  # before any game: a bad folder must not cost the run
     workers = args.workers or os.cpu_count() or 1
     start = time.perf_counter()
     summary, rows = run_arena(config, workers=workers, progress=not args.no_progress)
-    if args.out is not None:
-        write_outputs(args.out, config, summary, rows, args.save_games)
-        for saved in summary.get("saved_games", []):
-            if not saved["same"]:
-                print(
-                    f"warning: game {saved['game']} replayed differently (a seat is not deterministic)", file=sys.stderr
-                )
-    print(format_table(summary))
+    print(format_table(summary), flush=True)  # first: the table survives a failure to write the files
     elapsed = time.perf_counter() - start
     print(f"({len(rows)} games in {elapsed:.1f} s on {min(workers, len(rows))} worker(s))", file=sys.stderr)
-    if args.out is not None:
-        print(f"wrote {args.out}/results.json, results.csv, chart.png", file=sys.stderr)
+    if args.out is None:
+        return 0
+    try:
+        write_outputs(args.out, config, summary, rows, args.save_games, overwrite=args.overwrite)
+    except (OSError, ValueError) as exc:
+        print(
+            f"dw arena: error: could not write the results into {args.out}: {exc} (the table above is complete)",
+            file=sys.stderr,
+        )
+        return 1
+    for saved in summary.get("saved_games", []):
+        if not saved["same"]:
+            print(f"warning: game {saved['game']} replayed differently (a seat is not deterministic)", file=sys.stderr)
+    print(f"wrote {args.out}/results.json, results.csv, chart.png", file=sys.stderr)
     return 0
