@@ -40,6 +40,7 @@ export function normaliseLayout(L, players = []) {
       start: l.start_of ?? null,
     })),
     centre: L.centre,
+    landRadius: L.land_radius,
     colours: L.colours || PLAYER_COLOURS,
     players: [0, 1, 2].map((p) => ({ ...(players[p] || {}) })),
     options: {
@@ -210,11 +211,13 @@ export class DomainWheelView {
         txt.textContent = String(land.points);
       }
       if (land.start !== null && land.start !== undefined) {
-        // start lands show their owner's name (rule 11.7)
-        const topY = Math.min(...[...land.cellSet].map((i) => grid.xy[i][1]));
+        // start lands show their owner's name (rule 11.7), just outside the map, away from the centre
+        const [cx, cy] = grid.xy[layout.lands[layout.centre].throne];
+        const len = Math.hypot(x - cx, y - cy) || 1;
+        const reach = 1.5 * (layout.landRadius ?? 2) + 1.7;
         const name = svg("text", {
-          x,
-          y: topY - 1.4,
+          x: x + ((x - cx) / len) * reach,
+          y: y + ((y - cy) / len) * reach,
           class: `start-name p${land.start}`,
           "data-testid": "start-name",
           "data-player": land.start,

@@ -124,8 +124,8 @@ export class HexMap {
     }
     const b = grid.bounds;
     // room around the map for the panels laid over the board (cards, banner, toolbar)
-    const padX = 1.5 + 0.04 * (b.maxX - b.minX);
-    const padY = 1.5 + 0.1 * (b.maxY - b.minY);
+    const padX = 4 + 0.04 * (b.maxX - b.minX);
+    const padY = 3 + 0.12 * (b.maxY - b.minY);
     this.home = { x: b.minX - padX, y: b.minY - padY, w: b.maxX - b.minX + 2 * padX, h: b.maxY - b.minY + 2 * padY };
     this.view = { ...this.home };
     this.minW = 8;
