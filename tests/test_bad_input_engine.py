@@ -17,6 +17,8 @@ import pytest
 
 from dw_env import position
 from dw_env.engine import Game, IllegalActionError, Move, StateError
+from dw_env.envs import actions
+from dw_env.envs.observation import check_encoder_inputs, describe_observation
 from dw_env.options import GameOptions
 from dw_env.position import PositionError
 from dw_env.record import GameRecord, Recorder, RecordError, parse_move
@@ -376,3 +378,45 @@ def test_error_messages_quote_huge_values_briefly() -> None:
     with pytest.raises(PositionError) as info:
         position.from_dict(data)
     assert len(str(info.value)) < 300
+
+
+# ---- finding 7: the env's action helpers -----------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda g: actions.action_to_cell(g, 0, 1.5), "action must be an integer, got 1.5"),
+        (lambda g: actions.action_to_cell(g, True, 3), "player must be an integer, got True"),
+        (lambda g: actions.action_to_cell(g, 3, 0), "player 3 is not a seat"),
+        (lambda g: actions.cell_to_action(g, 0, "5"), "cell must be an integer, got '5'"),
+        (lambda g: actions.land_to_frame(g, 0, 19), r"land 19 is not on the map; allowed: 0\.\.18"),
+        (lambda g: actions.move_to_actions(g, 0, (46.9, 25.4)), "must be an integer cell index, got 46.9"),
+        (lambda g: actions.move_to_actions(g, 0, Move(lay.PASS, 7)), "a pass has no destination"),
+        (lambda g: actions.actions_to_move(g, 0, [1, 2, 3]), "one or two env actions"),
+    ],
+)
+def test_env_action_helpers_refuse_non_integers_and_out_of_range(call: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        call(small().geometry)
+
+
+# ---- finding 2: the observation encoder's outside arrays --------------------------------------------------
+def test_encoder_inputs_are_checked_before_the_compiled_encoder() -> None:
+    game = small()
+    layout = describe_observation(game.options)
+    obs, mask = np.zeros(layout.size, np.int8), np.zeros(layout.mask_size, np.int8)
+    ctrl = np.array([0, -1], np.int32)
+    check_encoder_inputs(game, 0, ctrl, obs, mask)
+    for args, message in (
+        ((game, 3, ctrl, obs, mask), "viewer must be a seat 0..2, got 3"),
+        ((game, True, ctrl, obs, mask), "viewer must be a seat"),
+        (
+            (game, 0, ctrl, np.zeros(layout.size + 1, np.int8), mask),
+            r"obs must be an array of dtype int8 and shape \(2420,\)",
+        ),
+        ((game, 0, ctrl, obs, mask.astype(np.int32)), "mask must be an array of dtype int8"),
+        ((game, 0, np.array([1, -1], np.int32), obs, mask), r"ctrl must be \[0, any\] or \[1, a cell"),
+        ((game, 0, np.array([0, -1], np.int64), obs, mask), "ctrl must be an array of dtype int32"),
+        ((Game.new(), 0, ctrl, obs, mask), r"obs must be an array of dtype int8 and shape \(18692,\)"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            check_encoder_inputs(*args)

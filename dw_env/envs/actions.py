@@ -17,12 +17,15 @@ map's ``(r, q)`` numbering and every player sees its own start land in the same 
 from __future__ import annotations
 
 import functools
+import operator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from dw_env.engine import END_REQUEST_MOVE, PASS_MOVE, Move
+from dw_env.engine import END_REQUEST_MOVE, PASS_MOVE, IllegalActionError, Move, check_action
+from dw_env.errors import brief
 from dw_env.geometry import Geometry, build_geometry
 from dw_env.info import NUM_PLAYERS
 from dw_env.rules import layout as lay
@@ -81,9 +84,20 @@ def end_request_action(geometry: Geometry) -> int:
     return geometry.num_cells + 1
 
 
-def _check_player(player: int) -> None:
-    if not 0 <= player < NUM_PLAYERS:
-        raise ValueError(f"player {player} is not a seat; allowed: 0..{NUM_PLAYERS - 1}")
+def _integer(value: Any, what: str) -> int:
+    """Return ``value`` as an int if it is an integer (numpy integers too, never a bool), else raise ValueError."""
+    if type(value) is int:
+        return int(value)
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise ValueError(f"{what} must be an integer, got {brief(value)}")
+    return operator.index(value)
+
+
+def _check_player(player: Any) -> int:
+    seat = _integer(player, "player")
+    if not 0 <= seat < NUM_PLAYERS:
+        raise ValueError(f"player {brief(seat)} is not a seat; allowed: 0..{NUM_PLAYERS - 1}")
+    return seat
 
 
 def action_to_cell(geometry: Geometry, player: int, action: int) -> int:
@@ -92,10 +106,11 @@ def action_to_cell(geometry: Geometry, player: int, action: int) -> int:
     The pass and end-request actions return the engine codes ``layout.PASS`` and
     ``layout.END_REQUEST_ACTION``.
     """
-    _check_player(player)
+    player = _check_player(player)
+    action = _integer(action, "action")
     c = geometry.num_cells
     if not 0 <= action < c + 2:
-        raise ValueError(f"action {action} is out of range; allowed: 0..{c + 1} ({c} pass, {c + 1} end request)")
+        raise ValueError(f"action {brief(action)} is out of range; allowed: 0..{c + 1} ({c} pass, {c + 1} end request)")
     if action == c:
         return lay.PASS
     if action == c + 1:
@@ -105,26 +120,33 @@ def action_to_cell(geometry: Geometry, player: int, action: int) -> int:
 
 def cell_to_action(geometry: Geometry, player: int, cell: int) -> int:
     """Return the action that names map cell ``cell`` in ``player``'s frame (or pass / end request codes)."""
-    _check_player(player)
+    player = _check_player(player)
+    cell = _integer(cell, "cell")
     c = geometry.num_cells
     if cell == lay.PASS:
         return c
     if cell == lay.END_REQUEST_ACTION:
         return c + 1
     if not 0 <= cell < c:
-        raise ValueError(f"cell {cell} is not on the map; allowed: 0..{c - 1}, or the pass/end-request codes")
+        raise ValueError(f"cell {brief(cell)} is not on the map; allowed: 0..{c - 1}, or the pass/end-request codes")
     return int(frames_of(geometry).cell_to_frame[player, cell])
 
 
 def land_to_frame(geometry: Geometry, player: int, land: int) -> int:
     """Return the index of map land ``land`` in ``player``'s frame (the row of the observation's land block)."""
-    _check_player(player)
+    player = _check_player(player)
+    land = _integer(land, "land")
+    if not 0 <= land < geometry.num_lands:
+        raise ValueError(f"land {brief(land)} is not on the map; allowed: 0..{geometry.num_lands - 1}")
     return int(frames_of(geometry).land_to_frame[player, land])
 
 
 def move_to_actions(geometry: Geometry, player: int, move: Move | tuple[int, int]) -> list[int]:
     """Return the env actions that play an engine move: ``[piece, destination]``, ``[pass]`` or ``[end request]``."""
-    src, dst = int(move[0]), int(move[1])
+    try:
+        src, dst = check_action(move, geometry.num_cells)
+    except IllegalActionError as exc:
+        raise ValueError(str(exc)) from None
     if src < 0:
         return [cell_to_action(geometry, player, src)]
     return [cell_to_action(geometry, player, src), cell_to_action(geometry, player, dst)]
@@ -132,6 +154,8 @@ def move_to_actions(geometry: Geometry, player: int, move: Move | tuple[int, int
 
 def actions_to_move(geometry: Geometry, player: int, actions: list[int]) -> Move:
     """Return the engine move played by one or two env actions of ``player`` (inverse of move_to_actions)."""
+    if not isinstance(actions, list | tuple) or not 1 <= len(actions) <= 2:
+        raise ValueError(f"actions must be a list of one or two env actions, got {brief(actions)}")
     cells = [action_to_cell(geometry, player, a) for a in actions]
     if len(cells) == 1 and cells[0] == lay.PASS:
         return PASS_MOVE
@@ -139,4 +163,4 @@ def actions_to_move(geometry: Geometry, player: int, actions: list[int]) -> Move
         return END_REQUEST_MOVE
     if len(cells) == 2 and cells[0] >= 0 and cells[1] >= 0:
         return Move(cells[0], cells[1])
-    raise ValueError(f"actions {actions} are not a move: expected [pass], [end request] or [piece, destination]")
+    raise ValueError(f"actions {brief(actions)} are not a move: expected [pass], [end request] or [piece, destination]")

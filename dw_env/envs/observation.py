@@ -80,12 +80,14 @@ rules' coordinate tie-breaks (rules 5.3, 6.7) depend on.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from dw_env.engine import Game
+from dw_env.errors import brief
 from dw_env.geometry import build_geometry
 from dw_env.options import GameOptions
 from dw_env.rules.layout import (
@@ -277,6 +279,36 @@ def decode_pair(hi: int, lo: int) -> int:
 def new_encoder_workspace(num_cells: int) -> tuple[NDArray[np.int8], NDArray[np.int32], NDArray[np.int8]]:
     """Return the encoder's own scratch ``X``: destination kinds, destination list, movable pieces."""
     return np.zeros(num_cells, np.int8), np.zeros(num_cells, np.int32), np.zeros(num_cells, np.int8)
+
+
+def check_encoder_inputs(game: Game, viewer: Any, ctrl: Any, obs: Any, mask: Any) -> None:
+    """Raise ValueError unless :func:`encode_observation` may run on these (the kernel checks nothing).
+
+    ``game`` is an engine :class:`~dw_env.engine.Game` (its arrays were checked when it was
+    built); ``viewer`` a seat 0..2; ``ctrl`` the int32 control row ``[phase 0/1, selected
+    cell]`` (phase 1 needs a map cell); ``obs`` and ``mask`` writeable C-contiguous int8
+    arrays of the layout's sizes. Callers that pass outside arrays to the compiled encoder
+    (a policy, a batched evaluator) call this once per new buffer or game.
+    """
+    if not isinstance(game, Game):
+        raise ValueError(f"game must be a dw_env.engine.Game, got {brief(game)}")
+    if isinstance(viewer, bool | np.bool_) or not isinstance(viewer, int | np.integer) or not 0 <= viewer < 3:
+        raise ValueError(f"viewer must be a seat 0..2, got {brief(viewer)}")
+    layout = describe_observation(game.options)
+    c = game.geometry.num_cells
+    for name, value, dtype, shape in (
+        ("ctrl", ctrl, np.int32, (NUM_CTRL,)),
+        ("obs", obs, np.int8, (layout.size,)),
+        ("mask", mask, np.int8, (layout.mask_size,)),
+    ):
+        if not isinstance(value, np.ndarray) or value.dtype != dtype or value.shape != shape:
+            got = f"{value.dtype} {value.shape}" if isinstance(value, np.ndarray) else brief(value)
+            raise ValueError(f"{name} must be an array of dtype {np.dtype(dtype).name} and shape {shape}, got {got}")
+        if not value.flags.c_contiguous or not value.flags.writeable:
+            raise ValueError(f"{name} must be a writeable C-contiguous array")
+    phase, selected = int(ctrl[CTRL_PHASE]), int(ctrl[CTRL_SELECTED])
+    if phase not in (0, 1) or (phase == 1 and not 0 <= selected < c):
+        raise ValueError(f"ctrl must be [0, any] or [1, a cell 0..{c - 1}], got {ctrl.tolist()}")
 
 
 @njit(cache=True, nogil=True, inline="always")
