@@ -42,14 +42,18 @@ def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _constant(model, name: str) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Return the value of a constant output, read from the graph without running it (following Identity)."""
     from onnx import numpy_helper
 
     for init in model.graph.initializer:
         if init.name == name:
             return numpy_helper.to_array(init)
     for node in model.graph.node:
-        if node.op_type == "Constant" and name in node.output:
-            return numpy_helper.to_array(node.attribute[0].t)
+        if name in node.output:
+            if node.op_type == "Constant":
+                return numpy_helper.to_array(node.attribute[0].t)
+            if node.op_type == "Identity":
+                return _constant(model, node.input[0])
     raise AssertionError(f"{name} is not a constant of the graph")
 
 
@@ -65,6 +69,8 @@ def test_names_dtypes_and_shapes_are_ml_agents(package: Path) -> None:
         assert t.elem_type == onnx.TensorProto.FLOAT
         assert t.shape.dim[0].dim_param and t.shape.dim[1].dim_value == width  # dynamic batch, fixed width
     assert [o.name for o in model.graph.output] == list(OUTPUTS)
+    assert [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")] == [15]  # Sentis: 7-15
+    assert all(n.domain in ("", "ai.onnx") for n in model.graph.node)
     m = json.loads((package / MANIFEST).read_text())
     assert m["flavour"] == "ml-agents"
     assert {o["name"]: (o["dtype"], o["shape"]) for o in m["graphs"][0]["outputs"]} == OUTPUTS
@@ -106,6 +112,20 @@ def test_sampled_actions_respect_the_mask(package: Path) -> None:
         {"obs_0": np.zeros((64, D), np.float32), "action_masks": mask},
     )
     assert set(sampled.ravel()) <= {3, 40, A - 2} and set(greedy.ravel()) <= {3, 40, A - 2}
+
+
+def test_greedy_actions_match_the_checkpoint(package: Path) -> None:
+    from policies.onnx_policy import OnnxGraph
+    from policies.package import read_package
+    from training.export import load_network
+    from training.export_parity import collect_positions, compare
+
+    options = GameOptions(land_radius=1, map_radius=2, max_rounds=40)
+    obs, masks = collect_positions(AGENT, options, 200, seed=5)
+    pkg = read_package(package)
+    net, _ = load_network(AGENT)
+    result = compare(net, OnnxGraph(pkg, pkg.graphs[0]), obs, masks)
+    assert result["agree"] == result["positions"] == 200
 
 
 def test_the_flavour_plays_a_seat_greedy_only(package: Path) -> None:

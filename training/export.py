@@ -141,30 +141,52 @@ def to_onnx(
     output_names: Sequence[str],
     metadata: dict[str, str],
     opset: int = OPSET,
+    batch_outputs: Sequence[str] = (),
 ) -> bytes:
-    """Return the serialized ONNX graph of ``module`` (dynamic batch axis, metadata_props set, no stack traces)."""
+    """Return the serialized ONNX graph of ``module`` (dynamic batch axis, metadata_props set, no stack traces).
+
+    At :data:`OPSET` (18) and above the dynamo exporter runs; below it, the TorchScript exporter
+    (``dynamo=False``), the one that writes opsets under 18 natively (the dynamo exporter only converts down,
+    and onnx has no down-adapter for Pad from 18). ``batch_outputs`` name the outputs with a batch axis for it.
+    """
     import contextlib
     import logging
 
+    import onnx
     import torch
 
     logging.getLogger("torch.onnx").setLevel(logging.ERROR)  # "torchvision is not installed" and the like
-    batch = torch.export.Dim("batch", min=1)
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")
-        program = torch.onnx.export(
-            module,
-            examples,
-            None,
-            dynamo=True,
-            opset_version=opset,
-            input_names=list(input_names),
-            output_names=list(output_names),
-            dynamic_shapes=tuple({0: batch} for _ in examples),
-            verbose=False,
-        )
-    assert program is not None
-    model = program.model_proto
+        if opset >= OPSET:
+            batch = torch.export.Dim("batch", min=1)
+            program = torch.onnx.export(
+                module,
+                examples,
+                None,
+                dynamo=True,
+                opset_version=opset,
+                input_names=list(input_names),
+                output_names=list(output_names),
+                dynamic_shapes=tuple({0: batch} for _ in examples),
+                verbose=False,
+            )
+            assert program is not None
+            model = program.model_proto
+        else:
+            buffer = io.BytesIO()
+            axes = {name: {0: "batch"} for name in (*input_names, *batch_outputs)}
+            torch.onnx.export(
+                module,
+                examples,
+                buffer,
+                dynamo=False,
+                opset_version=opset,
+                input_names=list(input_names),
+                output_names=list(output_names),
+                dynamic_axes=axes,
+            )
+            model = onnx.load_from_string(buffer.getvalue())
     for node in model.graph.node:  # exporter stack traces: large, and they name paths on this machine
         del node.metadata_props[:]
         node.doc_string = ""
@@ -205,7 +227,7 @@ def export_graph(
 
         inputs, outputs, roles = ml.tensors(d, a)
         examples = (torch.zeros(2, d), torch.ones(2, a))
-        data = to_onnx(ml.module(net, a), examples, ml.INPUTS, ml.OUTPUTS, metadata, opset=ml.OPSET)
+        data = to_onnx(ml.module(net, a), examples, ml.INPUTS, ml.OUTPUTS, metadata, ml.OPSET, ml.BATCH_OUTPUTS)
     entry = {
         "accepts": accepts,
         "opset": ml_opset(flavour),
@@ -286,7 +308,7 @@ def base_manifest(request: ExportRequest, payload: dict[str, Any], checkpoint_by
         },
         "graphs": [],
         "exporter": {
-            "tool": EXPORTER,
+            "tool": EXPORTER if request.flavour == "plain" else _mlagents_exporter(),
             "versions": {
                 "torch": torch.__version__,
                 "onnx": onnx.__version__,
@@ -306,6 +328,12 @@ def base_manifest(request: ExportRequest, payload: dict[str, Any], checkpoint_by
         "strength": {"source": "none"},
         "parity": None,
     }
+
+
+def _mlagents_exporter() -> str:
+    from training import export_mlagents
+
+    return export_mlagents.EXPORTER
 
 
 def _jsonable(value: Any) -> Any:

@@ -16,8 +16,9 @@ API version 3, "MLAgents2_0"):
 
 Masked actions get the finite logit :data:`MASK_PENALTY` (like ML-Agents' ``1e8`` penalty), so an all-zero
 mask gives action 0, never NaN. Sampling is Gumbel-max over the masked logits with ``RandomUniformLike``
-(a standard ONNX operator). The constants are graph initializers returned as outputs, which is where the
-loader reads them.
+(a standard ONNX operator). The graph is written at opset :data:`OPSET` with the TorchScript exporter,
+as ML-Agents does, so that Sentis versions before 2.6 (opsets 7-15) import it; the constants are
+``Constant`` nodes feeding the outputs, which is where the loader reads them.
 """
 
 from __future__ import annotations
@@ -27,7 +28,10 @@ from typing import Any, Final
 #: the ML-Agents model API version (ModelApiVersion.MLAgents2_0)
 MODEL_API_VERSION: Final = 3
 MASK_PENALTY: Final = -1e8
-OPSET: Final = 18
+#: opset 15, the newest that Sentis before 2.6 imports (2.6 reads up to 25); ML-Agents' own exporter uses the
+#: TorchScript exporter too, which writes it natively
+OPSET: Final = 15
+EXPORTER: Final = "torch.onnx.export(dynamo=False) (TorchScript exporter, opset 15, for Sentis)"
 INPUTS: Final = ("obs_0", "action_masks")
 OUTPUTS: Final = (
     "version_number",
@@ -36,6 +40,7 @@ OUTPUTS: Final = (
     "discrete_action_output_shape",
     "deterministic_discrete_actions",
 )
+BATCH_OUTPUTS: Final = ("discrete_actions", "deterministic_discrete_actions")
 
 
 def module(net: Any, num_actions: int) -> Any:
