@@ -117,23 +117,23 @@ class GameRecord:
             raise RecordError(f"initial: {exc}") from None
         self.initial = position.to_dict(start)  # canonical form
         self.geometry = start.geometry
-        if not isinstance(self.moves, list):
+        if not isinstance(self.moves, list | tuple):
             raise RecordError(f"moves must be a list of {_MOVE_SYNTAX}, got {type(self.moves).__name__}")
-        self._check_length(start, len(self.moves))
+        self._max_rounds = start.options.max_rounds
+        self._most_moves = 3 * (self._max_rounds - start.round) + 3 - start.turn
+        self._check_length(len(self.moves))
         self.moves = [self._to_move(m, i) for i, m in enumerate(self.moves)]
         if self.players is not None:
             self.players = _check_players(self.players)
         if self.result is not None:
             _check_result_shape(self.result)
 
-    @staticmethod
-    def _check_length(start: Game, count: int) -> None:
-        """Raise RecordError if ``count`` actions are more than any game from ``start`` can play (A57)."""
-        most = 3 * (start.options.max_rounds - start.round) + 3 - start.turn
-        if count > most:
+    def _check_length(self, count: int) -> None:
+        """Raise RecordError if ``count`` actions are more than any game from the initial position can play (A57)."""
+        if count > self._most_moves:
             raise RecordError(
-                f"moves: {count:,} actions, but a game from this initial position ends after at most {most:,} "
-                f"(one action a turn, truncation after round {start.options.max_rounds}, A57)"
+                f"moves: {count:,} actions, but a game from this initial position ends after at most "
+                f"{self._most_moves:,} (one action a turn, truncation after round {self._max_rounds}, A57)"
             )
 
     # ---- building ------------------------------------------------------------------------
@@ -145,7 +145,7 @@ class GameRecord:
     def append(self, move: Move | tuple[int, int] | str) -> None:
         """Add one action (a Move, a ``(src, dst)`` pair or its notation); legality is checked on replay."""
         m = self._to_move(move, len(self.moves))
-        self._check_length(self.start(), len(self.moves) + 1)
+        self._check_length(len(self.moves) + 1)
         self.moves.append(m)
 
     @property
