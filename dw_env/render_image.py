@@ -122,6 +122,10 @@ def render_image(
     """
     check_width(width, "width")
     g = game.geometry
+    cells = [selected, *destinations]
+    for cell in cells:
+        if isinstance(cell, bool | np.bool_) or not isinstance(cell, int | np.integer) or not -1 <= cell < g.num_cells:
+            raise ValueError(f"selected and destinations must be cells 0..{g.num_cells - 1} (or -1), got {brief(cell)}")
     k = SUPERSAMPLE
     big_w = width * k
     xs = SQRT3 * (g.cell_q + g.cell_r / 2.0)
@@ -152,7 +156,7 @@ def render_image(
                 i, j = _EDGE_CORNERS[d]
                 draw.line([corners[i], corners[j]], fill=BORDER, width=border_w)
 
-    dest_set = set(int(x) for x in destinations)
+    dest_set = {int(x) for x in cells[1:] if x >= 0}
     label = max(8, round(s * 0.95))
     for land in range(g.num_lands):  # thrones with their points
         t = int(g.land_throne[land])

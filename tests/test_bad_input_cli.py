@@ -139,6 +139,12 @@ def test_render_width_is_bounded(width: object) -> None:
         render_image(Game.new(**SMALL), width=width)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(("selected", "destinations"), [(True, ()), (133, ()), (0, (1.5,)), (0, (-2,)), (0, ("3",))])
+def test_render_highlights_are_cells(selected: object, destinations: object) -> None:
+    with pytest.raises(ValueError, match=r"selected and destinations must be cells 0\.\.132"):
+        render_image(Game.new(**SMALL), width=200, selected=selected, destinations=destinations)  # type: ignore[arg-type]
+
+
 def test_render_width_in_range_still_renders() -> None:
     assert render_image(Game.new(**SMALL), width=np.int64(240)).shape[1] == 240  # type: ignore[arg-type]
 
