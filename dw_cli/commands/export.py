@@ -20,6 +20,7 @@ def _display_name(text: str) -> tuple[str, str]:
 
 
 def _count(text: str) -> int:
+    """Return a count >= 0 (argparse type); the arena's checks read the same way."""
     try:
         value = int(text)
     except ValueError:
