@@ -84,6 +84,14 @@ def validate(data: Any) -> Message:
         raise InputError(
             "bad_message", f"field 'id' must be a string or integer of at most 64 characters, got {brief(msg_id)}"
         )
+    try:
+        return _validate_fields(data, msg_id)
+    except InputError as exc:
+        exc.re = msg_id
+        raise
+
+
+def _validate_fields(data: JSON, msg_id: str | int | None) -> Message:
     kind = data.get("type")
     if not isinstance(kind, str) or kind not in FIELDS:
         raise InputError("unknown_type", f"unknown message type {brief(kind)}", allowed=list(MESSAGE_TYPES))

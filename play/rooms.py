@@ -313,7 +313,7 @@ class RoomManager:
             msg_id = message.id
             await self._dispatch(conn, message)
         except InputError as exc:
-            await conn.send(protocol.error(exc, msg_id))
+            await conn.send(protocol.error(exc, msg_id if msg_id is not None else exc.re))
             if exc.code == "bad_token":
                 await conn.close(4403)
 

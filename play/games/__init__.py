@@ -24,7 +24,12 @@ JSON = dict[str, Any]
 
 
 class InputError(ValueError):
-    """A request the game refuses; the game is unchanged. ``code`` is a stable machine-readable name."""
+    """A request the game refuses; the game is unchanged. ``code`` is a stable machine-readable name.
+
+    ``re`` is the id of the client message it answers, when that message had a valid one.
+    """
+
+    re: str | int | None = None
 
     def __init__(self, code: str, message: str, allowed: Any = None) -> None:
         super().__init__(message)
