@@ -59,10 +59,12 @@ class LiveServer:
         import httpx
 
         from dw_env.engine import Game
+        from play.games.domain_wheel_view import Viewer
 
         for options in ({"land_radius": 1, "map_radius": 2}, {}):
             game = Game.new(**options)
             game.destinations(game.movable_pieces()[0])
+            Viewer(game.geometry).view(game)
         for path in ("/api/menu", "/api/tutorial", "/static/index.html"):
             httpx.get(self.url + path, timeout=120).raise_for_status()
         return self

@@ -139,6 +139,11 @@ export class GameScreen {
     this.passBtn.disabled = !mine;
     this.endBtn.disabled = !mine || !this.state.canRequestEnd;
     if (!mine) this._disarm();
+    if (prevTurn === undefined && this.seat !== null && this.layout.cells.length > 600) {
+      // a big map: start near your own pieces (R shows the whole map)
+      const k = this.view.kingCell(this.seat);
+      if (k >= 0) this.view.map.focusCell(k, 22);
+    }
     if (this.follow && prevTurn !== this.state.turn && !this.state.over) {
       const k = this.view.kingCell(this.state.turn);
       if (k >= 0) this.view.map.focusCell(k, 40);

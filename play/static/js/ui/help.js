@@ -8,18 +8,20 @@ const KEYS = [
   ["help.esc", ["Esc"]],
   ["help.pass", ["P"]],
   ["help.pan", ["W", "A", "S", "D", "← ↑ → ↓"]],
-  ["help.zoom", ["+", "−", "🖱"]],
+  ["help.zoom", ["+", "−", "help.key_wheel"]],
   ["help.overview", ["R"]],
   ["help.king", ["F"]],
   ["help.help", ["?", "H"]],
-  ["help.touch", ["👆"]],
+  ["help.touch", ["help.key_touch"]],
 ];
 
 export function helpPanel(onClose) {
   const body = el("div", { class: "box" },
     el("h2", { "data-i18n": "help.title" }, t("help.title")),
     el("dl", { class: "keys" }, ...KEYS.flatMap(([key, keys]) => [
-      el("dt", {}, ...keys.map((k) => el("kbd", { text: k }))),
+      el("dt", {}, ...keys.map((k) => (k.startsWith("help.")
+        ? el("kbd", { "data-i18n": k }, t(k))
+        : el("kbd", { text: k })))),
       el("dd", { "data-i18n": key }, t(key)),
     ])),
     el("h3", { "data-i18n": "help.colours" }, t("help.colours")),

@@ -1,4 +1,4 @@
-// The replay viewer: pick any saved record the server lists (ours or the arena's) or open a local file, then step
+// The replay viewer: pick any saved record the server lists (ours or the arena's), then step
 // through it forward and back (buttons, slider, ← / →, Home / End) with the move log.
 
 import { t, onLangChange, langSwitch } from "../i18n.js";
@@ -25,16 +25,6 @@ export class ReplayScreen {
     } catch (err) {
       error = err;
     }
-    const file = el("input", { type: "file", accept: ".json,application/json", "data-testid": "replay-file",
-      "aria-label": t("replay.open_file"), onchange: async () => {
-        const f = file.files[0];
-        if (!f) return;
-        try {
-          await this.open({ body: JSON.parse(await f.text()) });
-        } catch (err) {
-          this._error(err);
-        }
-      } });
     const rows = list.map((r) => el("li", {},
       el("button", { type: "button", "data-testid": "replay-item", "data-id": r.id, onclick: () => this.open({ id: r.id }) },
         r.name || r.id),
@@ -44,8 +34,7 @@ export class ReplayScreen {
         el("button", { type: "button", "data-testid": "replay-exit", onclick: () => this.onExit() }, t("tutorial.exit"))),
       error ? el("p", { class: "error-box", text: `${t("menu.error")}: ${error.message}` }) : null,
       el("section", { class: "panel" }, el("h2", { text: t("replay.saved") }),
-        rows.length ? el("ul", { class: "records" }, ...rows) : el("p", { class: "muted", text: t("replay.none") })),
-      el("section", { class: "panel" }, el("h2", { text: t("replay.open_file") }), file)));
+        rows.length ? el("ul", { class: "records" }, ...rows) : el("p", { class: "muted", text: t("replay.none") }))));
   }
 
   _summary(r) {
@@ -62,9 +51,8 @@ export class ReplayScreen {
     this.root.prepend(el("p", { class: "error-box", role: "alert", text: err.message }));
   }
 
-  /** Open a record: {id} (listed by the server) or {body} (a record JSON). */
+  /** Open a record the server lists: {id}. */
   async open(what) {
-    if (what.body) throw new Error(t("replay.file_unsupported"));
     this.replay = await api.openRecord(what.id);
     let names = {};
     try {
