@@ -119,10 +119,11 @@ def _worst_text(s: dict[str, Any]) -> str:
     worst = s.get("worst_seat")
     if not worst:
         return "-"
+    repeats = s.get("max_repeated_loss", 0)
+    lost = f"one game lost {repeats} times" if repeats > 1 else "no game lost twice"
     return (
         f"as {worst['seat']}: {worst['win_rate']:.3f} {_ci(worst['ci95'])} over {worst['n']} seat-games "
-        f"({worst['distinct_games']} distinct, {worst['distinct_outcomes']} outcomes); "
-        f"one game lost {s.get('max_repeated_loss', 0)} times"
+        f"({worst['distinct_games']} distinct, {worst['distinct_outcomes']} outcomes); {lost}"
     )
 
 
