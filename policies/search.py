@@ -187,10 +187,11 @@ class SearchPolicy(Policy):
             return node.terminal
         assert self.driver is not None
         p, c = node.player, self.driver.geometry.num_cells
-        obs, mask = self.driver.encode(game, p)
+        obs, phase1 = self.driver.encode(game, p)
+        mask = phase1.copy()  # the driver's buffers are overwritten by the phase-2 encodings below
         first = np.flatnonzero(mask)
         pieces = first[first < c]
-        batch_obs, batch_mask = [obs.copy()], [mask.copy()]
+        batch_obs, batch_mask = [obs.copy()], [mask]
         sources = []
         for action in pieces:
             src = self.driver.cell_of(p, int(action))
