@@ -103,6 +103,8 @@ def measure_map(options: GameOptions, net: Any, folder: Path, seconds: float) ->
 
 def run(seconds: float = 5.0) -> dict[str, Any]:
     """Export the shipped agent, time both seats on each map for ``seconds`` per map; print a table."""
+    if not 0.1 <= seconds <= 3600:  # also refuses nan and inf, which would never end a measuring loop
+        raise ValueError(f"seconds must be in 0.1..3600, got {seconds!r}")
     import torch
 
     from training.export import ExportRequest, export_package, load_network
