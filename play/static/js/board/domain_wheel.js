@@ -135,6 +135,7 @@ export class DomainWheelView {
     this.seat = null; // the seat this browser plays (null: spectator / all seats shown read-only)
     this.interactive = hooks.interactive !== false;
     this._defs();
+    this._lightDef();
     this._drawStatic();
     this.map.root.addEventListener("click", (ev) => this._click(ev));
     this.map.root.addEventListener("keydown", (ev) => {
@@ -171,6 +172,13 @@ export class DomainWheelView {
       pat.setAttribute("fill", PLAYER_COLOURS[p]);
       this[`pat${p}`] = pat.id;
     });
+  }
+
+  _lightDef() {
+    this.lightId = `light-${this._uid()}`;
+    const grad = svg("linearGradient", { id: this.lightId, x1: 0, y1: 1, x2: 0, y2: 0 }, this.map.defs);
+    svg("stop", { offset: 0, "stop-color": "#ffd54a", "stop-opacity": 0.9 }, grad);
+    svg("stop", { offset: 1, "stop-color": "#ffd54a", "stop-opacity": 0 }, grad);
   }
 
   _uid() {
@@ -301,7 +309,12 @@ export class DomainWheelView {
           const seg = svg("path", { d: arcPath(x, y, rr, a0, a1), class: `ring-seg${s < h.turns ? " held" : ""}` }, g);
           if (s < h.turns) seg.style.stroke = colour;
         }
-        if (h.kind === "conquest") svg("circle", { cx: x, cy: y, r: 1.05, class: "gold-ring" }, g);
+        if (h.kind === "conquest") {
+          // with the king: a golden ring and a column of light over the throne (rule 11.8)
+          svg("circle", { cx: x, cy: y, r: 1.05, class: "gold-ring" }, g);
+          svg("rect", { x: x - 0.32, y: y - 4.2, width: 0.64, height: 4.2, rx: 0.3, class: "light-column",
+            fill: `url(#${this.lightId})` }, g);
+        }
         // the badge with the turns held
         const label = h.kind === "conquest" ? t("board.conquest_badge") : t("board.liberation_badge");
         const bw = 5.6;
