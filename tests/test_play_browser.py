@@ -329,6 +329,33 @@ def test_camera_help_and_language(page: Any, live_server: LiveServer) -> None:
     pg.evaluate("localStorage.removeItem('dw.lang')")
 
 
+def test_touch_tap_moves_and_pinch_zooms(browser: Any, live_server: LiveServer) -> None:
+    """On a touch screen a tap picks a piece and a tap on a destination moves it; two fingers pinch-zoom."""
+    context = browser.new_context(viewport={"width": 844, "height": 390}, has_touch=True, is_mobile=True)
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(TIMEOUT_MS)
+        start_from_menu(pg, live_server, SMALL)
+        pg.locator(".piece.movable").first.tap()
+        pg.wait_for_selector("[data-testid=destination]")
+        pg.locator("[data-testid=destination]").first.tap()
+        wait_state(pg, "Number(d.ply) >= 1")
+        before = float(pg.get_attribute("svg.hexmap", "data-zoom"))
+        pg.evaluate(
+            """() => {
+              const el = document.querySelector('svg.hexmap');
+              const ev = (type, id, x) => el.dispatchEvent(new PointerEvent(type, {pointerId: id, pointerType: 'touch',
+                clientX: x, clientY: 200, bubbles: true, isPrimary: id === 1}));
+              ev('pointerdown', 1, 400); ev('pointerdown', 2, 450);
+              ev('pointermove', 2, 520); ev('pointermove', 2, 600);
+              ev('pointerup', 2, 600); ev('pointerup', 1, 400);
+            }"""
+        )
+        assert float(pg.get_attribute("svg.hexmap", "data-zoom")) > before * 2
+    finally:
+        context.close()
+
+
 def test_tutorial_forward_and_back(page: Any, live_server: LiveServer, tmp_path: Path) -> None:
     pg = page
     pg.goto(live_server.url + "/")
