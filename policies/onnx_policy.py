@@ -14,7 +14,6 @@ seat's seed, like :class:`policies.network_policy.NetworkPolicy`, so arena resul
 from __future__ import annotations
 
 import importlib
-import json
 from pathlib import Path
 from typing import Any, Final
 
@@ -138,15 +137,13 @@ class PackagePolicy(Policy):
                 f"{self.package.folder}: sampling needs the graph's logits, and this {self.package.flavour} "
                 f"package has none; play it greedy"
             )
-        self._graphs: dict[str, OnnxGraph] = {}
+        # every graph is opened and checked now, so that a bad package fails when it is loaded, not mid-game
+        self._graphs = {spec.file: OnnxGraph(self.package, spec) for spec in self.package.graphs}
         self.options: Any = None
 
     def _setup(self, options: Any) -> None:
-        key = self._game_module.map_key(options)
-        text = json.dumps(key, sort_keys=True)
-        if text not in self._graphs:
-            self._graphs[text] = OnnxGraph(self.package, self.package.graph_for(key))
-        self.graph = self._graphs[text]
+        spec = self.package.graph_for(self._game_module.map_key(options))
+        self.graph = self._graphs[spec.file]
         self.driver = self._driver_class(options)
         self.options = options
 

@@ -169,7 +169,7 @@ def test_a_bad_manifest_is_refused_with_a_clear_message(package: Path, tmp_path:
     copy = _copy(package, tmp_path)
     _edit(copy, change)
     with pytest.raises(PackageError, match=message):
-        load_policy_file(copy).act(Game.new(SMALL), 0)
+        load_policy_file(copy)  # refused when loaded, before any game
 
 
 def test_a_manifest_that_is_not_json_is_refused(package: Path, tmp_path: Path) -> None:

@@ -434,14 +434,17 @@ _ROW = re.compile(r"^\|\s*([a-z]+) \(x2\)\s*\|\s*(\d+)\s*\|\s*\**([\d.]+)%\**\s*
 
 
 def card_strength(checkpoint: Path) -> dict[str, Any]:
-    """Return the arena table of the checkpoint's model card (``NAME.md`` beside it), or source "none"."""
+    """Return the table of the checkpoint's model card (``NAME.md`` beside it, section "Arena results") or "none"."""
     card = checkpoint.with_suffix(".md")
     if not card.is_file():
         return {"source": "none"}
     results = []
+    section = ""
     for line in card.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            section = line[3:].strip().lower()
         m = _ROW.match(line.strip())
-        if m:
+        if m and section == "arena results":  # the checkpoint's own table, not an exported package's
             results.append(
                 {
                     "opponents": f"{m[1]} (x2)",
