@@ -129,6 +129,7 @@ export class DomainWheelView {
     this.hooks = hooks;
     this.grid = new HexGrid(layout.cells);
     this.map = new HexMap(container, this.grid);
+    this.map.root.setAttribute("aria-label", t("board.label"));
     this.state = null;
     this.selected = -1;
     this.dests = null;
@@ -215,18 +216,22 @@ export class DomainWheelView {
       const [x, y] = grid.xy[land.throne];
       svg("polygon", { points: hexPoints(x, y, 0.9), class: "throne", "data-land": li }, L.thrones);
       if (land.points > 0) {
-        const txt = svg("text", { x, y, class: "points", "data-testid": "land-points", "data-land": li }, L.labels);
+        // bigger lands get bigger numbers, so they stay readable in the overview of a big map
+        const size = Math.max(1.05, 0.55 * (layout.landRadius ?? 2));
+        const txt = svg("text", { x, y, class: "points", "data-testid": "land-points", "data-land": li,
+          style: `font-size:${size.toFixed(2)}px` }, L.labels);
         txt.textContent = String(land.points);
       }
       if (land.start !== null && land.start !== undefined) {
         // start lands show their owner's name (rule 11.7), just outside the map, away from the centre
         const [cx, cy] = grid.xy[layout.lands[layout.centre].throne];
         const len = Math.hypot(x - cx, y - cy) || 1;
-        const reach = 1.5 * (layout.landRadius ?? 2) + 1.7;
+        const reach = 1.5 * (layout.landRadius ?? 2) + 1.7 + 0.3 * Math.max(0, (layout.landRadius ?? 2) - 2);
         const name = svg("text", {
           x: x + ((x - cx) / len) * reach,
           y: y + ((y - cy) / len) * reach,
           class: `start-name p${land.start}`,
+          style: `font-size:${Math.max(1.5, 0.75 * (layout.landRadius ?? 2)).toFixed(2)}px`,
           "data-testid": "start-name",
           "data-player": land.start,
         }, L.labels);

@@ -113,7 +113,8 @@ export class HexMap {
     this.root = svg("svg", {
       class: "hexmap",
       "data-testid": testid,
-      role: "img",
+      role: "group",
+      "aria-label": "map",
       preserveAspectRatio: "xMidYMid meet",
     });
     container.appendChild(this.root);
