@@ -127,3 +127,107 @@ def test_network_policy_plays_another_map_with_a_warning(tmp_path) -> None:  # t
     with pytest.warns(UserWarning, match="trained on land_radius=1, map_radius=2"):
         move = policy.act(game, game.turn)
     assert move in game.legal_moves()
+
+
+def _reference_forward(net: HexPolicyNet, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The network's function written plainly in the observation's cell order, one gather per scale change.
+
+    The module computes the same numbers with its cells held land-major (pooling and broadcasting as
+    views); this is the formulation the shipped checkpoints were trained with.
+    """
+    import torch.nn.functional as F
+
+    g = net.geometry
+    b, c, n, h = obs.shape[0], g.num_cells, g.num_lands, net.cell_in.out_features
+    x = obs.float()
+    fc, fl = len(net.cell_scale), len(net.land_scale)
+    cells = x[:, : c * fc].view(b, c, fc) * net.cell_scale
+    lands = x[:, c * fc : c * fc + n * fl].view(b, n, fl) * net.land_scale
+    glob = x[:, c * fc + n * fl :] * net.glob_scale
+    cell_land = torch.from_numpy(g.cell_land.astype(np.int64))
+    land_cells = torch.from_numpy(g.land_cells.reshape(-1).astype(np.int64))
+    s, q0, r0 = g.grid_size, int(g.cell_grid[0]), int(g.cell_grid[1])
+    cell_grid = torch.from_numpy(((g.cell_r - r0) * s + (g.cell_q - q0)).astype(np.int64))
+    land_h, glob_h = net.land_in(lands), net.glob_in(glob)
+    x = F.relu(net.cell_in(cells) + land_h[:, cell_land] + glob_h.unsqueeze(1))
+    for layer in net.cell_layers:
+        grid = x.new_zeros(b, s * s, h)
+        grid[:, cell_grid] = x
+        y = layer.conv(grid.view(b, s, s, h).permute(0, 3, 1, 2)).permute(0, 2, 3, 1).reshape(b, s * s, h)
+        x = x + F.relu(y[:, cell_grid])
+    pooled = x[:, land_cells].view(b, n, -1, h).mean(2)
+    z = F.relu(net.land_token(torch.cat([pooled, land_h], -1)))
+    for land_layer in net.land_layers:
+        z = land_layer(z, {"land_neighbors": net.land_neighbors, "neighbor_count": net.neighbor_count})
+    x = F.relu(x + net.land_out(z)[:, cell_land])
+    attended = (net.attend(x).softmax(1) * x).sum(1)
+    summary = torch.cat([z.mean(1), attended, glob_h], 1)
+    logits = torch.cat([net.cell_head(x).squeeze(-1), net.pass_end_head(summary)], 1)
+    return logits, net.value_head(summary).squeeze(1)
+
+
+def _observations(options: GameOptions, steps: int, seed: int = 0) -> torch.Tensor:
+    from dw_env.envs.vector import DomainWheelVectorEnv
+
+    venv = DomainWheelVectorEnv(8, options, seed=seed)
+    out = [venv.reset()[0]]
+    for _ in range(steps):
+        out.append(venv.step(venv.sample_actions())[0])
+    return torch.from_numpy(np.concatenate(out))
+
+
+@pytest.mark.parametrize("radii", [(1, 2), (2, 4)])
+def test_forward_computes_the_reference_function(radii: tuple[int, int]) -> None:
+    options = GameOptions(land_radius=radii[0], map_radius=radii[1])
+    torch.manual_seed(0)
+    net = HexPolicyNet(build_geometry(*radii), channels=8, cell_layers=2, land_layers=2, head_hidden=16)
+    for head in (net.pass_end_head, net.value_head):
+        torch.nn.init.normal_(head[-1].weight)  # zero-initialised: give the value and pass logits some signal
+    obs = _observations(options, 6)
+    with torch.no_grad():
+        logits, value = net(obs)
+        ref_logits, ref_value = _reference_forward(net, obs)
+    assert torch.allclose(logits, ref_logits, atol=1e-5, rtol=1e-5)
+    assert torch.allclose(value, ref_value, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["small-agent.pt", "small-10m.pt"])
+def test_shipped_checkpoint_computes_the_reference_function(name: str) -> None:
+    from pathlib import Path
+
+    from policies import checkpoint
+
+    path = Path(__file__).resolve().parent.parent / "checkpoints" / name
+    if not path.exists():
+        pytest.skip(f"{name} is not shipped")
+    payload = checkpoint.load(path)
+    options = GameOptions.from_dict(payload["options"])
+    net = HexPolicyNet(build_geometry(options.land_radius, options.map_radius), **payload["network"])
+    net.load_state_dict(payload["model"])
+    obs = _observations(options, 20, seed=1)
+    with torch.no_grad():
+        logits, value = net(obs)
+        ref_logits, ref_value = _reference_forward(net, obs)
+    assert torch.allclose(logits, ref_logits, atol=1e-4, rtol=1e-5)
+    assert torch.allclose(value, ref_value, atol=1e-5, rtol=1e-5)
+
+
+def test_chunked_forward_and_policy_step_match_one_pass() -> None:
+    from policies.network import chunk_rows, forward_chunked, policy_step
+
+    torch.manual_seed(0)
+    net = HexPolicyNet(build_geometry(2, 4), channels=8, cell_layers=1, land_layers=1, head_hidden=8)
+    cpu = torch.device("cpu")
+    assert 1 <= chunk_rows(net, cpu) < 64  # the standard map's 1,159 cells: a few rows per chunk
+    assert chunk_rows(net, torch.device("cuda")) > 10**6  # a GPU takes the whole batch
+    obs = _observations(GameOptions(), 4)
+    with torch.no_grad():
+        whole, chunked = net(obs), forward_chunked(net, obs, 7)
+    assert torch.allclose(whole[0], chunked[0], atol=1e-6) and torch.allclose(whole[1], chunked[1], atol=1e-6)
+    masks = np.ones((len(obs), whole[0].shape[1]), dtype=np.int8)
+    torch.manual_seed(3)
+    actions, logp, values = policy_step(net, obs.numpy(), masks, cpu, amp=False, greedy=False)
+    torch.manual_seed(3)
+    expected, _ = sample_actions(whole[0], torch.from_numpy(masks))
+    assert np.array_equal(actions, expected.numpy())
+    assert np.allclose(values, whole[1].numpy(), atol=1e-6)

@@ -38,7 +38,7 @@ from dw_env.envs.observation import GF_K, LF_HOLD, LF_POINTS, ObservationLayout,
 from dw_env.envs.vector import DomainWheelVectorEnv
 from dw_env.geometry import build_geometry
 from policies import checkpoint
-from policies.network import HexPolicyNet, evaluate_actions, policy_step
+from policies.network import HexPolicyNet, chunk_rows, evaluate_actions, policy_step
 from training import run_folder
 from training.config import TrainConfig, to_yaml
 from training.evaluate import evaluate, format_results
@@ -287,58 +287,79 @@ def compute_advantages(rollout: Rollout, gamma: float, lam: float) -> tuple[NDAr
 
 
 # ---- 4. update ----------------------------------------------------------------------------------------
+def minibatch_step(
+    net: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    b: dict[str, torch.Tensor],
+    idx: torch.Tensor,
+    p: Any,
+    ctx: dict[str, Any],
+) -> dict[str, float]:
+    """Take one clipped-PPO gradient step on the decisions ``idx``; return the minibatch's statistics.
+
+    The forward and backward passes run in cache-sized chunks (``policies.network.chunk_rows``) whose
+    gradients add up to the minibatch's: every loss term is a sum over the minibatch divided by its size.
+    """
+    device, amp, n = ctx["device"], ctx["amp"], len(idx)
+    a_all = b["adv"][idx]
+    if p.norm_adv and n > 1:
+        a_all = (a_all - a_all.mean()) / (a_all.std() + 1e-8)
+    sums = {k: torch.zeros((), device=device) for k in ("pg", "v", "ent", "kl", "old_kl", "clip")}
+    optimizer.zero_grad(set_to_none=True)
+    for s in range(0, n, ctx["chunk_rows"]):
+        j, a = idx[s : s + ctx["chunk_rows"]], a_all[s : s + ctx["chunk_rows"]]
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
+            logits, value = net(b["obs"][j])
+        logp, entropy = evaluate_actions(logits, b["masks"][j], b["actions"][j])
+        logratio = logp - b["logp"][j]
+        ratio = logratio.exp()
+        pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - p.clip_coef, 1 + p.clip_coef)).sum() / n
+        if p.clip_vloss:
+            clipped = b["values"][j] + (value - b["values"][j]).clamp(-p.clip_coef, p.clip_coef)
+            v_loss = 0.5 * torch.max((value - b["returns"][j]) ** 2, (clipped - b["returns"][j]) ** 2).sum() / n
+        else:
+            v_loss = 0.5 * ((value - b["returns"][j]) ** 2).sum() / n
+        ent = entropy.sum() / n
+        (pg_loss - p.ent_coef * ent + p.vf_coef * v_loss).backward()
+        with torch.no_grad():
+            sums["old_kl"] += (-logratio).sum() / n
+            sums["kl"] += ((ratio - 1) - logratio).sum() / n
+            sums["clip"] += ((ratio - 1.0).abs() > p.clip_coef).float().sum() / n
+            sums["pg"] += pg_loss
+            sums["v"] += v_loss
+            sums["ent"] += ent
+    nn.utils.clip_grad_norm_(net.parameters(), p.max_grad_norm)
+    optimizer.step()
+    return {k: float(v) for k, v in sums.items()}
+
+
 def ppo_update(
     net: nn.Module, optimizer: torch.optim.Optimizer, rollout: Rollout, config: TrainConfig, ctx: dict[str, Any]
 ) -> dict[str, float]:
     """Run PPO's epochs over the rollout's trainable decisions; return the loss statistics."""
-    p, device, amp = config.ppo, ctx["device"], ctx["amp"]
+    p, device = config.ppo, ctx["device"]
     adv, valid = compute_advantages(rollout, p.gamma, p.gae_lambda)
-    b_obs = torch.from_numpy(rollout.obs[valid]).to(device)
-    b_masks = torch.from_numpy(rollout.masks[valid]).to(device)
-    b_actions = torch.from_numpy(rollout.actions[valid]).to(device)
-    b_logp = torch.from_numpy(rollout.logprobs[valid]).to(device)
-    b_values = torch.from_numpy(rollout.values[valid]).to(device)
-    b_adv = torch.from_numpy(adv[valid]).to(device)
-    b_returns = b_adv + b_values
-    size = b_obs.shape[0]
+    b = {
+        name: torch.from_numpy(getattr(rollout, field)[valid]).to(device)
+        for name, field in (("obs", "obs"), ("masks", "masks"), ("actions", "actions"), ("logp", "logprobs"))
+    }
+    b["values"] = torch.from_numpy(rollout.values[valid]).to(device)
+    b["adv"] = torch.from_numpy(adv[valid]).to(device)
+    b["returns"] = b["adv"] + b["values"]
+    size = b["obs"].shape[0]
     mb = max(1, size // p.num_minibatches)
     stats: dict[str, list[float]] = {k: [] for k in ("pg", "v", "ent", "kl", "old_kl", "clip")}
     if size < 2:  # no outcome known yet (tiny rollouts): nothing to learn from
         return {**{k: 0.0 for k in stats}, "explained_variance": float("nan"), "decisions": float(size)}
+    ctx = {**ctx, "chunk_rows": chunk_rows(net, device)}
     for _ in range(p.update_epochs):
         order = torch.randperm(size, device=device)
         for start in range(0, size - mb + 1, mb):
-            idx = order[start : start + mb]
-            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
-                logits, value = net(b_obs[idx])
-            logp, entropy = evaluate_actions(logits, b_masks[idx], b_actions[idx])
-            logratio = logp - b_logp[idx]
-            ratio = logratio.exp()
-            with torch.no_grad():
-                stats["old_kl"].append(float((-logratio).mean()))
-                stats["kl"].append(float(((ratio - 1) - logratio).mean()))
-                stats["clip"].append(float(((ratio - 1.0).abs() > p.clip_coef).float().mean()))
-            a = b_adv[idx]
-            if p.norm_adv and len(idx) > 1:
-                a = (a - a.mean()) / (a.std() + 1e-8)
-            pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - p.clip_coef, 1 + p.clip_coef)).mean()
-            if p.clip_vloss:
-                clipped = b_values[idx] + (value - b_values[idx]).clamp(-p.clip_coef, p.clip_coef)
-                v_loss = 0.5 * torch.max((value - b_returns[idx]) ** 2, (clipped - b_returns[idx]) ** 2).mean()
-            else:
-                v_loss = 0.5 * ((value - b_returns[idx]) ** 2).mean()
-            ent = entropy.mean()
-            loss = pg_loss - p.ent_coef * ent + p.vf_coef * v_loss
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            nn.utils.clip_grad_norm_(net.parameters(), p.max_grad_norm)
-            optimizer.step()
-            stats["pg"].append(pg_loss.item())
-            stats["v"].append(v_loss.item())
-            stats["ent"].append(ent.item())
+            for k, v in minibatch_step(net, optimizer, b, order[start : start + mb], p, ctx).items():
+                stats[k].append(v)
         if p.target_kl > 0 and np.mean(stats["kl"][-(size // mb) :]) > p.target_kl:
             break
-    y, pred = b_returns.cpu().numpy(), b_values.cpu().numpy()
+    y, pred = b["returns"].cpu().numpy(), b["values"].cpu().numpy()
     var_y = float(np.var(y))
     out = {k: float(np.mean(v)) if v else 0.0 for k, v in stats.items()}
     out["explained_variance"] = float("nan") if var_y == 0 else 1.0 - float(np.var(y - pred)) / var_y
