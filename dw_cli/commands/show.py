@@ -63,10 +63,14 @@ def _load(path: Path) -> tuple[Any, Any]:
     from dw_env import position
     from dw_env.record import MAX_RECORD_BYTES
 
-    if not path.exists():
+    try:
+        exists, is_file, is_dir = path.exists(), path.is_file(), path.is_dir()
+    except OSError as exc:  # e.g. a folder on the way that may not be read
+        raise ValueError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if not exists:
         raise FileNotFoundError(f"no such file: {path}")
-    if not path.is_file():
-        kind = "a directory" if path.is_dir() else "not a regular file"
+    if not is_file:
+        kind = "a directory" if is_dir else "not a regular file"
         raise ValueError(f"{path} is {kind}; give a position or game record JSON file")
     text = position.read_text(path, MAX_RECORD_BYTES, ValueError)
     try:
