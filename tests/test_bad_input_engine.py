@@ -420,3 +420,19 @@ def test_encoder_inputs_are_checked_before_the_compiled_encoder() -> None:
     ):
         with pytest.raises(ValueError, match=message):
             check_encoder_inputs(*args)
+
+
+def test_games_still_pickle_deepcopy_and_replace() -> None:
+    """The guard against swapping a Game's arrays leaves pickling, deepcopy and dataclasses.replace working."""
+    import dataclasses
+    import pickle
+
+    game = small()
+    for twin in (
+        pickle.loads(pickle.dumps(game)),
+        copy.deepcopy(game),
+        dataclasses.replace(game, board=game.board.copy()),
+    ):
+        assert twin == game and twin.board is not game.board
+        twin.pass_turn()
+        assert twin != game
