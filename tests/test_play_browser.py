@@ -133,6 +133,11 @@ def test_menu_starts_a_game_against_two_ais(page: Any, live_server: LiveServer, 
     assert {s["id"] for s in listed} <= set(values)  # every strategy the server lists, checkpoints included
     for opt in ("land_radius", "map_radius", "turns_to_conquer", "king_may_be_alone", "fast_knights"):
         assert pg.locator(f"[data-testid=opt-{opt}]").count() == 1
+    trained = [s for s in listed if s["kind"] in ("checkpoint", "package")]
+    for seat, strategy in zip((1, 2), trained, strict=False):  # a trained seat shows its card: data and strength
+        pg.select_option(f"[data-testid=seat-kind-{seat}]", strategy["id"])
+        card = pg.inner_text(f"[data-testid=seat-card-{seat}]")
+        assert "Entrenado en" in card and "Gana" in card, card
     screenshot(pg, "menu", tmp_path)
     room = start_from_menu(pg, live_server, SMALL)
     assert pg.locator("[data-testid=player-card]").count() == 3

@@ -2,7 +2,7 @@
 // package the server lists, with its card), player names, map size and every rule option; online rooms with one
 // invite link per human seat and a spectator link; the tutorial and the replays.
 
-import { t, langSwitch } from "../i18n.js";
+import { t, getLang, langSwitch } from "../i18n.js";
 import * as api from "../api.js";
 import { el } from "./hud.js";
 
@@ -27,17 +27,47 @@ function remember(value) {
   }
 }
 
-/** One strategy's card as "key: value" lines (what it was trained on, how strong). */
-function cardLines(s) {
-  const card = s.card || {};
-  if (s.kind === "scripted") return [t(`ai.${s.id}`) === `ai.${s.id}` ? "" : t(`ai.${s.id}`)].filter(Boolean);
-  const lines = [];
-  for (const [k, v] of Object.entries(card)) {
-    if (k === "markdown" || v === null || v === undefined || v === "") continue;
-    const label = t(`card.${k}`) === `card.${k}` ? k : t(`card.${k}`);
-    lines.push(`${label}: ${typeof v === "object" ? JSON.stringify(v) : v}`);
+/** Win rates from a strategy card: a package's measured `strength.results`, or a model card's arena table. */
+function winRates(card) {
+  if (Array.isArray(card.strength?.results)) {
+    return card.strength.results.map((r) => ({ opp: String(r.opponents).replace(/ \(x\d+\)$/, ""), rate: 100 * r.win_rate }));
   }
-  if (!lines.length && card.markdown) lines.push(card.markdown.split("\n").filter((x) => x.trim())[1] || "");
+  // the first arena table of the model card (later tables describe other runs)
+  const block = String(card.markdown || "").split(/\n\s*\n/).find((b) => /\(x\d+\)\s*\|/.test(b)) || "";
+  const rows = [];
+  for (const m of block.matchAll(/^\|\s*([a-z_]+) \(x\d+\)\s*\|\s*\d+\s*\|\s*\**([\d.]+)%/gm)) {
+    rows.push({ opp: m[1], rate: Number(m[2]) });
+  }
+  return rows;
+}
+
+function trainedOn(card) {
+  const g = card.game;
+  if (typeof g === "string") return g;
+  const o = g?.trained_options;
+  if (!o) return "";
+  return Object.entries(o).map(([k, v]) => `${t(`option.${k}`)}: ${v === true ? "✓" : v === false ? "✗" : v}`).join(", ");
+}
+
+/** A strategy's name in the menu: a package's own display name in the page's language, else the server's. */
+export function strategyName(s) {
+  return s.card?.display_names?.[getLang()] || s.display_name || s.id;
+}
+
+/** One strategy's card as lines: what it is, what it was trained on, how strong it is. */
+function cardLines(s, names) {
+  if (s.kind === "scripted") return [t(`ai.${s.id}`) === `ai.${s.id}` ? "" : t(`ai.${s.id}`)].filter(Boolean);
+  const card = s.card || {};
+  const lines = [];
+  const summary = String(card.summary || card.description || "");
+  if (summary) lines.push(summary.length > 170 ? `${summary.slice(0, 167).trimEnd()}…` : summary);
+  const trained = trainedOn(card);
+  if (trained) lines.push(`${t("card.game")}: ${trained}`);
+  const rates = winRates(card);
+  if (rates.length) {
+    const list = rates.map((r) => t("card.vs", { rate: r.rate.toFixed(0), name: names[r.opp] || r.opp }));
+    lines.push(`${t("card.strength")}: ${list.join(", ")}`);
+  }
   return lines;
 }
 
@@ -71,7 +101,7 @@ export class MenuScreen {
     const out = [el("option", { value: "human", text: t("menu.human") })];
     for (const [g, list] of groups) {
       out.push(el("optgroup", { label: t(`menu.group.${g}`) },
-        ...list.map((s) => el("option", { value: s.id, text: s.display_name || s.id }))));
+        ...list.map((s) => el("option", { value: s.id, text: strategyName(s) }))));
     }
     return out;
   }
@@ -90,7 +120,8 @@ export class MenuScreen {
       const card = el("div", { class: "strategy-card", "data-testid": `seat-card-${p}` });
       const showCard = () => {
         const s = this.strategies.find((x) => x.id === kindSel.value);
-        card.replaceChildren(...(s ? cardLines(s).map((line) => el("div", { text: line })) : []));
+        const names = Object.fromEntries(this.strategies.map((x) => [x.id, x.display_name]));
+        card.replaceChildren(...(s ? cardLines(s, names).map((line) => el("div", { text: line })) : []));
       };
       kindSel.addEventListener("change", showCard);
       showCard();
