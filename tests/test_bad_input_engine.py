@@ -428,11 +428,8 @@ def test_games_still_pickle_deepcopy_and_replace() -> None:
     import pickle
 
     game = small()
-    for twin in (
-        pickle.loads(pickle.dumps(game)),
-        copy.deepcopy(game),
-        dataclasses.replace(game, board=game.board.copy()),
-    ):
+    arrays = {"board": game.board.copy(), "lands": game.lands.copy(), "scalars": game.scalars.copy()}
+    for twin in (pickle.loads(pickle.dumps(game)), copy.deepcopy(game), dataclasses.replace(game, **arrays)):
         assert twin == game and twin.board is not game.board
         twin.pass_turn()
         assert twin != game
