@@ -176,6 +176,10 @@ def test_destinations_match_the_engine_and_a_click_moves(page: Any, live_server:
     assert int(game.board[g.cell_index(q, r)]) in (lay.piece_code(0, lay.KING), lay.piece_code(0, lay.KNIGHT))
     log = pg.locator("[data-testid=log-entry]")
     assert log.count() == 3
+    last = live_server.rooms[room].session.last  # the last move (Red's) is marked on the board
+    if last["action"] == "move":
+        to = pg.get_attribute("[data-testid=last-move]", "data-to")
+        assert pg.get_attribute(f".cell[data-cell='{to}']", "data-qr") == ",".join(map(str, last["to"]))
     assert qr.replace(",", ",") in log.last.inner_text() or dst in log.last.inner_text()
 
 
@@ -446,6 +450,7 @@ def test_two_browsers_play_one_room_by_invite_links(browser: Any, live_server: L
         assert "Turno de Ana" in b.inner_text("[data-testid=turn-banner]")
         assert b.locator(".piece.movable").count() == 0  # not Beto's turn
         assert spectator.locator(".piece.movable").count() == 0 and spectator.is_hidden("[data-testid=pass]")
+        assert spectator.is_visible("[data-testid=spectating]") and a.locator("[data-testid=spectating]").count() == 0
         select_first_piece(a)
         a.locator("[data-testid=destination]").first.click()
         wait_state(b, "d.ply === '1' && d.turn === '1'")

@@ -250,6 +250,7 @@ export class DomainWheelView {
     }
     this._drawOwners();
     this._drawHolds();
+    this._drawLastMove();
     this._drawPieces();
     this._drawDestinations();
   }
@@ -342,6 +343,24 @@ export class DomainWheelView {
         }
       });
     }
+  }
+
+  /** The last move as a faint arrow in the mover's colour, so an AI's move can be followed. */
+  _drawLastMove() {
+    const L = this.map.layers.trail;
+    L.replaceChildren();
+    const last = this.state.last;
+    if (!last || last.action !== "move") return;
+    const a = cellIndex(this.layout, last.from);
+    const b = cellIndex(this.layout, last.to);
+    if (a < 0 || b < 0) return;
+    const [x0, y0] = this.grid.xy[a];
+    const [x1, y1] = this.grid.xy[b];
+    const colour = PLAYER_COLOURS[last.seat] || "#000";
+    const g = svg("g", { class: "last-move", "data-testid": "last-move", "data-from": a, "data-to": b }, L);
+    svg("circle", { cx: x0, cy: y0, r: 0.45, class: "last-from" }, g).style.stroke = colour;
+    svg("line", { x1: x0, y1: y0, x2: x1, y2: y1, class: "last-line" }, g).style.stroke = colour;
+    svg("circle", { cx: x1, cy: y1, r: 0.95, class: "last-to" }, g).style.stroke = colour;
   }
 
   _drawPieces() {

@@ -120,7 +120,7 @@ export class HexMap {
     container.appendChild(this.root);
     this.defs = svg("defs", {}, this.root);
     this.layers = {};
-    for (const name of ["cells", "owners", "borders", "marks", "thrones", "labels", "pieces", "dest", "badges"]) {
+    for (const name of ["cells", "owners", "borders", "marks", "thrones", "labels", "trail", "pieces", "dest", "badges"]) {
       this.layers[name] = svg("g", { class: `layer-${name}` }, this.root);
     }
     const b = grid.bounds;

@@ -79,8 +79,11 @@ export class GameScreen {
       "aria-label": t("game.help"), title: "? / H" });
     const menu = button("menu-button", "game.menu", () => this.toggleMenu(), { title: "Esc" });
     this.statusEl = el("span", { class: "conn", "data-testid": "conn-status" });
+    const watching = spectator
+      ? el("strong", { class: "watching", "data-testid": "spectating", "data-i18n": "game.spectating" }, t("game.spectating"))
+      : null;
     const toolbar = el("div", { class: "toolbar panel", role: "toolbar", "aria-label": t("game.toolbar") },
-      this.passBtn, this.endBtn,
+      watching, this.passBtn, this.endBtn,
       el("label", { class: "inline" }, el("span", { "data-i18n": "game.ai_speed" }, t("game.ai_speed")), this.speedSel),
       el("label", { class: "inline" }, this.followBox, el("span", { "data-i18n": "game.follow" }, t("game.follow"))),
       zoomOut, zoomIn, overview, king, help, menu, langSwitch(), this.statusEl);
