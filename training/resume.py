@@ -252,8 +252,18 @@ def _read_optimizer(value: Any, optimizer: Any) -> dict[str, Any]:
         where = f"optimizer.param_groups[{i}]"
         st.check_keys(group, ours, where)
         for key, like in ours.items():
-            if type(group[key]) is not type(like) or (key == "params" and list(group[key]) != list(like)):
-                raise st.StateError(f"{where}.{key}: must be like {brief(like)}, got {brief(group[key])}")
+            value = group[key]
+            same = type(value) is type(like)
+            if same and key == "params":
+                same = len(value) == len(like) and all(
+                    type(x) is int and x == y for x, y in zip(value, like, strict=True)
+                )
+            elif same and isinstance(like, (list, tuple)):
+                same = len(value) == len(like) and all(type(x) is type(y) for x, y in zip(value, like, strict=True))
+            if same and isinstance(value, float):
+                same = math.isfinite(value)
+            if not same:
+                raise st.StateError(f"{where}.{key}: must be like {brief(like)}, got {brief(value)}")
     params = [p for g in optimizer.param_groups for p in g["params"]]
     if not isinstance(saved["state"], dict):
         raise st.StateError(f"optimizer.state: must be a mapping, got {brief(saved['state'])}")
@@ -397,6 +407,7 @@ def restore_training(
     """
     template = {k: v.detach().cpu() for k, v in net.state_dict().items()}
     try:
+        st.check_keys(state, ("optimizer", "rng", "league", "table"), "training")
         optim = _read_optimizer(state["optimizer"], optimizer)
         rngs = _read_rngs(state["rng"])
         league = _read_league(state["league"], table.league, template)
