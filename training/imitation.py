@@ -88,7 +88,9 @@ def collect_parallel(
     from concurrent.futures import ProcessPoolExecutor
 
     shares = [decisions // workers + (k < decisions % workers) for k in range(workers)]
-    with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
+    # the workers ignore Ctrl-C: the terminal sends it to the whole process group, and the run itself decides
+    # what to do with it (finish the warm start, then write a checkpoint: training/interrupt.py)
+    with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_ignore_interrupts) as pool:
         parts = list(
             pool.map(
                 _collect_share,
@@ -96,6 +98,12 @@ def collect_parallel(
             )
         )
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+
+
+def _ignore_interrupts() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _collect_share(args: tuple[GameOptions, str, int, int, float]) -> dict[str, NDArray[Any]]:
