@@ -211,3 +211,18 @@ def test_observer_replays_to_the_arena_result() -> None:
     final = record_of(cell, game).replay()
     assert isinstance(final, Game) and final.over
     assert game["plies"] == len(game["moves"]) and game["rounds"] == final.round
+
+
+def test_cell_key_follows_the_bytes_of_policy_files(tmp_path: Path) -> None:
+    from training.sweep import _file_digest
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "strategy.json").write_text("{}")
+    (package / "model.onnx").write_bytes(b"1")
+    first = _file_digest(str(package))
+    (package / "model.onnx").write_bytes(b"2")
+    assert _file_digest(str(package)) != first
+    single = tmp_path / "agent.pt"
+    single.write_bytes(b"x")
+    assert _file_digest(str(single)) != _file_digest(str(package)) and _file_digest("balanced") is None

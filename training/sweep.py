@@ -260,9 +260,15 @@ def _value_text(value: Any) -> str:
 
 
 def _file_digest(spec: str) -> str | None:
+    """Return a hash of a seat's policy file, or of every file of a package folder (None for a name)."""
     if is_registered(spec):
         return None
-    return hashlib.sha256(Path(spec).read_bytes()).hexdigest()
+    path = Path(spec)
+    digest = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]:
+        digest.update(file.relative_to(path).as_posix().encode() if path.is_dir() else b"")
+        digest.update(file.read_bytes())
+    return digest.hexdigest()
 
 
 def cell_key(options: GameOptions, seats: Lineup, games: int, seed: int, opening_plies: int) -> str:
