@@ -243,9 +243,22 @@ def _cell_row(data: dict[str, Any]) -> str:
     )
 
 
+def _rounded(value: Any) -> Any:
+    """Return ``value`` with every float rounded to 3 decimals (for reading, not for the JSON files)."""
+    if isinstance(value, float):
+        return round(value, 3)
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return value
+
+
 def _finding_html(f: dict[str, Any], evidence_paths: dict[tuple[str, int], str]) -> str:
     skip = {"detector", "title", "unit", "n", "wins", "rate", "ci95", "evidence"}
-    details = ", ".join(f"{k.replace('_', ' ')}: {html.escape(json.dumps(v))}" for k, v in f.items() if k not in skip)
+    details = ", ".join(
+        f"{k.replace('_', ' ')}: {html.escape(json.dumps(_rounded(v)))}" for k, v in f.items() if k not in skip
+    )
     items = "".join(
         f"<li><a href='{evidence_paths[(e['cell'], e['game'])]}'>{html.escape(e['label'])}, game {e['game']}</a>: "
         f"{html.escape(e['detail'])}</li>"
