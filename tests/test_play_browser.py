@@ -379,6 +379,7 @@ def test_tutorial_forward_and_back(page: Any, live_server: LiveServer, tmp_path:
     pg.keyboard.press("ArrowLeft")  # ← back
     pg.wait_for_selector(f"{step}[data-step='3']")
     assert pg.inner_text("[data-testid=tutorial-title]") == seen[2]
+    assert pg.locator(".piece.selected").count() == 1  # Paso 3 points at its fast knight
     assert len(set(seen)) == 4
     for n in range(4, 21):  # every situation shows, in order, with its own text
         pg.click("[data-testid=tutorial-next]")

@@ -61,6 +61,11 @@ export class TutorialScreen {
       const first = step.actions.find((a) => a.action === "move" && a.destinations?.length);
       if (first) highlight = { from: first.from, destinations: first.destinations, to: first.to };
     }
+    if (!highlight && which === "before" && step.expect?.destinations) {
+      // at least point at the piece the situation is about (its destinations need the server's `highlight`)
+      const check = [step.expect.destinations].flat()[0];
+      if (check?.from) highlight = { from: check.from, destinations: [] };
+    }
     return { view, highlight };
   }
 
@@ -130,6 +135,7 @@ export class TutorialScreen {
     if (!h) return;
     const src = cellIndex(this.layout, h.from);
     this.view.selected = src;
+    this.view.map.root.dataset.selected = String(src);
     this.view.dests = new Map((h.destinations || []).map((d) => [cellIndex(this.layout, d.to), d]));
     this.view._drawPieces();
     this.view._drawDestinations();
