@@ -473,6 +473,16 @@ def test_two_browsers_play_one_room_by_invite_links(browser: Any, live_server: L
             c.close()
 
 
+def test_unknown_room_and_bad_token_are_refused_clearly(page: Any, live_server: LiveServer) -> None:
+    pg = page
+    pg.goto(live_server.url + "/#room=nosuchroom")
+    assert "no room" in pg.inner_text("[data-testid=join-error]")
+    room = start_from_menu(pg, live_server, SMALL)
+    pg.goto(live_server.url + "/")
+    pg.goto(live_server.url + f"/#room={room}&seat=0&token=wrong-token")
+    assert "token" in pg.inner_text("[data-testid=join-error]")
+
+
 def test_a_whole_game_against_two_ais(page: Any, live_server: LiveServer, tmp_path: Path) -> None:
     """A clicking loop plays Blue to the end: first movable piece and its first destination, else pass."""
     pg = page
