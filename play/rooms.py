@@ -182,10 +182,13 @@ class RoomManager:
         self._sweeper: asyncio.Task[None] | None = None
 
     # ---- lifecycle -----------------------------------------------------------------------
-    def start(self) -> None:
-        """Start the expiry sweeper (call from the running event loop)."""
+    def start(self, adapters: list[GameAdapter] | None = None) -> None:
+        """Start the expiry sweeper and warm the games up in the pool (call from the running event loop)."""
+        loop = asyncio.get_running_loop()
         if self._sweeper is None:
-            self._sweeper = asyncio.get_running_loop().create_task(self._sweep_loop())
+            self._sweeper = loop.create_task(self._sweep_loop())
+        for adapter in adapters or []:
+            loop.run_in_executor(self.executor, adapter.warm_up)
 
     async def shutdown(self) -> None:
         if self._sweeper is not None:

@@ -244,7 +244,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        manager.start()
+        manager.start(games.available())
         yield
         await manager.shutdown()
 

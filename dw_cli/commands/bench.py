@@ -13,6 +13,7 @@ BENCHMARKS: dict[str, str] = {
     "env": "dw_cli.bench.env",
     "ai": "dw_cli.bench.ai",
     "train": "dw_cli.bench.train",
+    "play": "dw_cli.bench.play",
     "export": "dw_cli.bench.export",
 }
 

@@ -57,7 +57,14 @@ def run(args: argparse.Namespace) -> int:
     )
     app = create_app(config)
     server = uvicorn.Server(
-        uvicorn.Config(app, host=args.host, port=args.port, ws_max_size=WS_MAX_SIZE, log_level="warning")
+        uvicorn.Config(
+            app,
+            host=args.host,
+            port=args.port,
+            ws_max_size=WS_MAX_SIZE,
+            ws_per_message_deflate=False,  # local play: compressing every state costs more than it saves
+            log_level="warning",
+        )
     )
 
     def announce() -> None:

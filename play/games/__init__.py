@@ -120,6 +120,9 @@ class GameAdapter(ABC):
     def make_policy(self, spec: str, seed: int | None) -> Any:
         """Return an AI seat for a strategy spec (a registered name or a file path the server resolved)."""
 
+    def warm_up(self) -> None:  # noqa: B027 - an optional hook: most games need no warm-up
+        """Load or compile whatever the first game would otherwise wait for (called once, off the event loop)."""
+
     @abstractmethod
     def tutorial(self) -> JSON:
         """Return the tutorial's situations as layouts, state views, actions and expected outcomes."""

@@ -279,6 +279,18 @@ class DomainWheelAdapter(GameAdapter):
 
         return make_seat_policy(spec, seed=seed)
 
+    def warm_up(self) -> None:
+        """Run every compiled kernel a room uses once (numba loads or compiles them on first call)."""
+        from policies.registry import make
+
+        session = self.new_session(GameOptions(land_radius=1, map_radius=2, max_rounds=3), ["random"] * NUM_PLAYERS)
+        policy = make("random", seed=0)
+        while not session.over:
+            seat = session.game.turn
+            session.select(seat, {"cell": cell(session.game.geometry, session.game.movable_pieces()[0])})
+            session.apply(session.ai_action(policy, session.ai_snapshot(), seat))
+            session.view()
+
     # ---- tutorial ------------------------------------------------------------------------
     def tutorial(self) -> JSON:
         """Return the 20 situations of tests/scenarios (Paso 1-20) as views, actions and expectations."""

@@ -151,7 +151,7 @@ class Viewer:
                     "king_locked": countdown is not None and countdown[0] == p,
                 }
             )
-        lands = [self._land(game, land) for land in range(g.num_lands)]
+        lands = self._lands(game)
         taking = []
         for p in range(NUM_PLAYERS):
             for land in np.flatnonzero(game.lands[lay.HOLD + p]):
@@ -198,50 +198,66 @@ class Viewer:
             "log": log or [],
         }
 
-    def _land(self, game: Game, land: int) -> JSON:
-        """Return one land's details (rule 11.6): owner, knights, kings, and per player what is missing."""
+    def _lands(self, game: Game) -> list[JSON]:
+        """Return every land's details (rule 11.6): owner, knights, kings, and per player what is missing.
+
+        ``holds`` comes from the engine's own kernels (via policies.toolkit); they are only asked where
+        the cheap necessary conditions hold (the king on the throne; enough knights), which keeps a
+        view at a few milliseconds on the standard map.
+        """
         sit, g = self.sit, self.geometry
-        owner = int(game.lands[lay.OWNER, land])
-        start = bool(g.is_start_land[land])
-        kings = [p for p in range(NUM_PLAYERS) if int(sit.king_land[p]) == land]
-        conquest: list[JSON | None] = []
-        liberation: list[JSON | None] = []
-        for p in range(NUM_PLAYERS):
-            have = int(sit.counts[p, land])
-            if start or owner == p:
-                conquest.append(None)
-            else:
-                need = toolkit.need(sit, p, land)
-                conquest.append(
-                    {
-                        "need": need,
-                        "have": have,
-                        "missing": max(0, need - have),
-                        "king_on_throne": sit.seated_on(p, land),
-                        "blocked": self._conquest_block(p, land, kings),
-                        "holds": toolkit.conquest_holds(sit, p, land, int(game.lands[lay.HOLD + p, land]) == 0),
-                    }
-                )
-            if start or owner < 0 or owner == p:
-                liberation.append(None)
-            else:
-                need = toolkit.liberation_need(sit, p, land)
-                liberation.append(
-                    {
-                        "need": need,
-                        "have": have,
-                        "missing": max(0, need - have),
-                        "blocked": "king_present" if kings else None,
-                        "holds": toolkit.liberation_holds(sit, p, land),
-                    }
-                )
-        return {
-            "owner": None if owner < 0 else owner,
-            "knights": [int(sit.counts[p, land]) for p in range(NUM_PLAYERS)],
-            "kings": kings,
-            "conquest": conquest,
-            "liberation": liberation,
-        }
+        owners = game.lands[lay.OWNER].tolist()
+        holds = game.lands[lay.HOLD : lay.HOLD + NUM_PLAYERS].tolist()
+        counts, needs, libneeds = sit.counts.tolist(), sit.need.tolist(), sit.libneed.tolist()
+        starts = g.is_start_land.tolist()
+        king_land = sit.king_land.tolist()
+        seated_land = [king_land[p] if sit.seated_on(p, king_land[p]) else -1 for p in range(NUM_PLAYERS)]
+        out = []
+        for land in range(g.num_lands):
+            owner, start = owners[land], starts[land]
+            kings = [p for p in range(NUM_PLAYERS) if king_land[p] == land]
+            conquest: list[JSON | None] = []
+            liberation: list[JSON | None] = []
+            for p in range(NUM_PLAYERS):
+                have = counts[p][land]
+                if start or owner == p:
+                    conquest.append(None)
+                else:
+                    need = needs[p][land]
+                    seated = seated_land[p] == land
+                    conquest.append(
+                        {
+                            "need": need,
+                            "have": have,
+                            "missing": max(0, need - have),
+                            "king_on_throne": seated,
+                            "blocked": self._conquest_block(p, land, kings),
+                            "holds": seated and toolkit.conquest_holds(sit, p, land, holds[p][land] == 0),
+                        }
+                    )
+                if start or owner < 0 or owner == p:
+                    liberation.append(None)
+                else:
+                    need = libneeds[p][land]
+                    liberation.append(
+                        {
+                            "need": need,
+                            "have": have,
+                            "missing": max(0, need - have),
+                            "blocked": "king_present" if kings else None,
+                            "holds": have >= need and toolkit.liberation_holds(sit, p, land),
+                        }
+                    )
+            out.append(
+                {
+                    "owner": None if owner < 0 else owner,
+                    "knights": [counts[p][land] for p in range(NUM_PLAYERS)],
+                    "kings": kings,
+                    "conquest": conquest,
+                    "liberation": liberation,
+                }
+            )
+        return out
 
     def _conquest_block(self, p: int, land: int, kings: list[int]) -> str | None:
         """Return why ``p`` cannot conquer ``land`` now whatever the knights, or None (rules 5.1, 5.4, 6.8)."""
