@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from dw_env.errors import brief
+
 #: The game's working title. The original keeps it in one place (``GameInfo.Title``)
 #: because the name is provisional; so do we. Change it here and nowhere else.
 GAME_TITLE: Final = "Domain Wheel"
@@ -36,4 +38,4 @@ def player_index(name: str) -> int:
     try:
         return PLAYER_NAMES.index(name)
     except ValueError:
-        raise ValueError(f"unknown player {name!r}; allowed: {', '.join(PLAYER_NAMES)}") from None
+        raise ValueError(f"unknown player {brief(name)}; allowed: {', '.join(PLAYER_NAMES)}") from None

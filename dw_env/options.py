@@ -6,6 +6,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from dw_env.errors import brief
+
 #: option name -> (allowed minimum, allowed maximum) for the integer options.
 INT_RANGES: dict[str, tuple[int, int]] = {
     "land_radius": (1, 5),  # rule 10.2: land radius 1..5 (19 cells at 2)
@@ -39,13 +41,13 @@ class GameOptions:
         for name, (low, high) in INT_RANGES.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"option {name} must be an integer in {low}..{high}, got {value!r}")
+                raise ValueError(f"option {name} must be an integer in {low}..{high}, got {brief(value)}")
             if not low <= value <= high:
                 raise ValueError(f"option {name}={value} is out of range; allowed: {low}..{high}")
         for name in BOOL_OPTIONS:
             value = getattr(self, name)
             if not isinstance(value, bool):
-                raise ValueError(f"option {name} must be true or false, got {value!r}")
+                raise ValueError(f"option {name} must be true or false, got {brief(value)}")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameOptions:
@@ -55,7 +57,7 @@ class GameOptions:
         allowed = [f.name for f in dataclasses.fields(cls)]
         for key in data:
             if key not in allowed:
-                raise ValueError(f"unknown option {key!r}; allowed: {', '.join(allowed)}")
+                raise ValueError(f"unknown option {brief(key)}; allowed: {', '.join(allowed)}")
         return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:

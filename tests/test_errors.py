@@ -24,3 +24,20 @@ def test_a_value_whose_repr_fails_is_named_by_type() -> None:
             raise RuntimeError("no")
 
     assert brief(Broken()) == "<Broken>"
+
+
+def test_option_and_player_errors_quote_values_briefly() -> None:
+    import pytest
+
+    from dw_env.info import player_index
+    from dw_env.options import GameOptions
+
+    for make in (
+        lambda: GameOptions(land_radius="x" * 100_000),  # type: ignore[arg-type]
+        lambda: GameOptions(fast_knights="y" * 100_000),  # type: ignore[arg-type]
+        lambda: GameOptions.from_dict({"z" * 100_000: 1}),
+        lambda: player_index("w" * 100_000),
+    ):
+        with pytest.raises(ValueError) as info:
+            make()
+        assert len(str(info.value)) < 300
