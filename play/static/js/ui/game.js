@@ -141,6 +141,7 @@ export class GameScreen {
     const mine = this.seat !== null && this.state.turn === this.seat && !this.state.over;
     this.passBtn.disabled = !mine;
     this.endBtn.disabled = !mine || !this.state.canRequestEnd;
+    this.endBtn.title = t("game.end_hint", { E: this.layout.options.end_request_points });
     if (!mine) this._disarm();
     if (prevTurn === undefined && this.seat !== null && this.layout.cells.length > 600) {
       // a big map: start near your own pieces (R shows the whole map)
@@ -151,7 +152,10 @@ export class GameScreen {
       const k = this.view.kingCell(this.state.turn);
       if (k >= 0) this.view.map.focusCell(k, 40);
     }
-    if (this.state.over) this._showOver();
+    if (this.state.over && !this._overShown) {
+      this._overShown = true; // once: "look at the board" keeps it closed
+      this._showOver();
+    } else if (this.state.over && !this.overEl.hidden) this._showOver();
   }
 
   _details() {
