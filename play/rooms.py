@@ -33,36 +33,92 @@ from play.strategies import Catalogue
 log = logging.getLogger("play.rooms")
 
 NAME_LENGTH = 24
+#: messages queued for one client before it is considered stuck and disconnected
+OUTBOX_LIMIT = 256
 DEFAULT_MAX_ROOMS = 200
 DEFAULT_IDLE_EXPIRY = 1800.0
 
 
 class Connection:
-    """One client socket as the rooms see it: a way to send text and to close, plus who it is."""
+    """One client socket as the rooms see it: an ordered outbox, a way to close, and who it is.
+
+    Messages are queued and written by one writer task per socket, so a room never waits for a slow
+    client and every client sees its messages in the order the room produced them. A client whose
+    outbox exceeds :data:`OUTBOX_LIMIT` messages is disconnected (close code 1008).
+    """
 
     def __init__(self, send_text: Callable[[str], Awaitable[None]], close: Callable[[int], Awaitable[None]]) -> None:
         self._send_text = send_text
         self._close = close
+        self._outbox: asyncio.Queue[str | int | None] = asyncio.Queue()
+        self._writer: asyncio.Task[None] | None = None
+        self._closing = False
+        self._dead = False
         self.room: Room | None = None
         self.seat: int | None = None
-        self.closed = False
+
+    @property
+    def closed(self) -> bool:
+        """Return True once the socket is closing or failed: nothing more is read or sent."""
+        return self._closing or self._dead
+
+    def post(self, message: JSON | str) -> None:
+        """Queue one message for this client (never blocks)."""
+        if self.closed:
+            return
+        if self._outbox.qsize() >= OUTBOX_LIMIT:
+            log.warning("a client fell %d messages behind; disconnecting it", OUTBOX_LIMIT)
+            self._enqueue_close(1008)
+            return
+        self._outbox.put_nowait(message if isinstance(message, str) else json.dumps(message))
+        self._ensure_writer()
 
     async def send(self, message: JSON | str) -> None:
-        """Send one message; a socket that fails is marked closed (its reader will clean up)."""
-        if self.closed:
-            return
-        text = message if isinstance(message, str) else json.dumps(message)
-        try:
-            await self._send_text(text)
-        except Exception:  # noqa: BLE001 - a dead client must never break a room
-            self.closed = True
+        """Queue one message (kept async for callers that await it)."""
+        self.post(message)
 
     async def close(self, code: int = 1000) -> None:
+        """Close after the queued messages are written."""
+        self._enqueue_close(code)
+
+    def _enqueue_close(self, code: int) -> None:
         if self.closed:
             return
-        self.closed = True
-        with contextlib.suppress(Exception):
-            await self._close(code)
+        self._closing = True
+        self._outbox.put_nowait(code)
+        self._ensure_writer()
+
+    async def finish(self, timeout: float = 5.0) -> None:
+        """Write what is queued (bounded in time), then stop the writer; for the socket's handler."""
+        if self._writer is None:
+            return
+        if not self.closed:
+            self._closing = True
+            self._outbox.put_nowait(None)
+        try:
+            await asyncio.wait_for(asyncio.shield(self._writer), timeout)
+        except (TimeoutError, asyncio.CancelledError):
+            self._writer.cancel()
+
+    def _ensure_writer(self) -> None:
+        if self._writer is None:
+            self._writer = asyncio.get_running_loop().create_task(self._write())
+
+    async def _write(self) -> None:
+        while True:
+            item = await self._outbox.get()
+            if item is None:
+                return
+            if isinstance(item, int):
+                with contextlib.suppress(Exception):
+                    await self._close(item)
+                self._dead = True
+                return
+            try:
+                await self._send_text(item)
+            except Exception:  # noqa: BLE001 - a dead client must never break a room
+                self._dead = True
+                return
 
 
 @dataclass
@@ -395,7 +451,6 @@ class RoomManager:
 
     async def leave(self, conn: Connection) -> None:
         """Forget a closed connection; its seat waits for it (the room expires if nobody is left)."""
-        conn.closed = True
         room = conn.room
         if room is None:
             return
@@ -410,16 +465,16 @@ class RoomManager:
 
     async def broadcast(self, room: Room, message: JSON, skip: Connection | None = None) -> None:
         text = json.dumps(message)
-        targets = [c for c in room.connections() if c is not skip]
-        await asyncio.gather(*(c.send(text) for c in targets))
+        for c in room.connections():
+            if c is not skip:
+                c.post(text)
 
-    async def _broadcast_state(self, room: Room, sender: Connection | None = None, re: Any = None) -> None:
+    def _broadcast_state(self, room: Room, sender: Connection | None = None, re: Any = None) -> None:
+        """Queue the new state for everyone in the room (called under the room lock, so states stay in order)."""
         message = {"type": "state", "state": room.state(), "room": room.summary()}
         text = json.dumps(message)
-        sends = []
         for c in room.connections():
-            sends.append(c.send(json.dumps({**message, "re": re}) if c is sender and re is not None else text))
-        await asyncio.gather(*sends)
+            c.post(json.dumps({**message, "re": re}) if c is sender and re is not None else text)
 
     # ---- moves ---------------------------------------------------------------------------
     async def _human_input(self, room: Room, conn: Connection, seat: int, message: protocol.Message) -> None:
@@ -431,7 +486,7 @@ class RoomManager:
                 raise InputError("stale", f"the game is at ply {session.ply}, not {ply}; sync and retry", session.ply)
             session.apply(action)
             await self._after_action(room)
-        await self._broadcast_state(room, conn, message.id)
+            self._broadcast_state(room, conn, message.id)
         room.wake.set()
 
     async def _after_action(self, room: Room) -> None:
@@ -481,7 +536,7 @@ class RoomManager:
                     )
                     session.apply(session.parse_input(seat_index, {"action": "pass"}))
                 await self._after_action(room)
-            await self._broadcast_state(room)
+                self._broadcast_state(room)
         room.ai_task = None
 
 

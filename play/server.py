@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -41,6 +42,7 @@ _STATUS = {
     "too_large": 413,
     "room_full": 503,
     "bad_token": 403,
+    "bad_origin": 403,
     "game_over": 409,
 }
 _PLACEHOLDER = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Domain Wheel</title></head>
@@ -101,6 +103,18 @@ def static_path(root: Path, relative: str) -> Path:
     if not real.is_relative_to(base) or not real.is_file():
         raise InputError("not_found", f"no asset {protocol.brief(relative)}")
     return real
+
+
+def same_origin(headers: Any) -> bool:
+    """Return False for a browser request sent by a page of another site (its Origin names another host).
+
+    Requests without an Origin (scripts, the bench, curl) pass; browsers always send one on websockets and
+    POSTs, so another site open in the player's browser cannot create rooms or join this server's sockets.
+    """
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    return bool(urlsplit(origin).netloc) and urlsplit(origin).netloc == headers.get("host")
 
 
 def create_app(config: ServerConfig | None = None) -> Starlette:
@@ -168,6 +182,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     @api
     async def rooms(request: Request) -> Response | JSON:
         if request.method == "POST":
+            if not same_origin(request.headers):
+                raise InputError("bad_origin", f"requests from {request.headers.get('origin')!r} are not accepted")
             body = await read_json(request)
             return JSONResponse(await manager.create(body, games.get), status_code=201)
         return {"rooms": [r.summary() for r in manager.rooms.values()]}
@@ -215,6 +231,11 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def websocket(ws: WebSocket) -> None:
         await ws.accept()
+        if not same_origin(ws.headers):
+            refusal = f"connections from pages of {ws.headers.get('origin')!r} are not accepted"
+            await ws.send_text(json.dumps(protocol.error(InputError("bad_origin", refusal))))
+            await ws.close(4403)
+            return
 
         async def close(code: int) -> None:
             await ws.close(code)
@@ -236,6 +257,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             pass
         finally:
             await manager.leave(conn)
+            await conn.finish()
 
     async def not_found(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status_code", 404)

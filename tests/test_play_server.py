@@ -261,6 +261,18 @@ def test_wrong_token_is_refused_and_closes(client: TestClient) -> None:
             assert closed["type"] == "websocket.close" and closed["code"] == 4403
 
 
+def test_other_sites_pages_are_refused(client: TestClient) -> None:
+    room = make_room(client)
+    evil = {"origin": "http://evil.example"}
+    r = client.post("/api/rooms", json={"seats": [{"type": "human"}] * 3}, headers=evil)
+    assert r.status_code == 403 and r.json()["error"]["code"] == "bad_origin"
+    with client.websocket_connect("/ws", headers=evil) as ws:
+        assert ws.receive_json()["code"] == "bad_origin"
+        assert ws.receive()["code"] == 4403
+    with client.websocket_connect("/ws", headers={"origin": "http://testserver"}) as ws:
+        assert hello(ws, room)["role"] == "player"
+
+
 def test_spectators_are_read_only(client: TestClient) -> None:
     room = make_room(client)
     with client.websocket_connect("/ws") as ws:
