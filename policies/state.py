@@ -75,7 +75,7 @@ def read_list(value: Any, where: str, max_len: int = 10**7) -> list[Any]:
 
 def generator_state(rng: np.random.Generator) -> dict[str, Any]:
     """Return the state of a numpy Generator as plain data (a mapping of ints and strings)."""
-    state: dict[str, Any] = rng.bit_generator.state
+    state: Mapping[str, Any] = rng.bit_generator.state
     return {"bit_generator": state["bit_generator"], **{k: state[k] for k in _PCG64_KEYS[1:]}}
 
 

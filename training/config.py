@@ -68,11 +68,11 @@ class _Section(BaseModel):
 
 
 def _int(default: int, low: int, high: int = 2**62) -> Any:
-    return Field(default, ge=low, le=high)
+    return Field(default=default, ge=low, le=high)
 
 
 def _float(default: float, low: float, high: float) -> Any:
-    return Field(default, ge=low, le=high)
+    return Field(default=default, ge=low, le=high)
 
 
 class RunConfig(_Section):
@@ -80,7 +80,7 @@ class RunConfig(_Section):
 
     #: names the run's folder ``out_dir/name-sSEED-time``: one safe path component
     name: str = Field(
-        "small",
+        default="small",
         pattern=NAME_PATTERN,
         json_schema_extra={
             "allowed": "one folder name of "
@@ -88,7 +88,7 @@ class RunConfig(_Section):
         },
     )
     seed: int = _int(1, 0, 2**31 - 1)
-    out_dir: str = Field("runs", min_length=1, max_length=4096, pattern=r"^[^\x00]*$")
+    out_dir: str = Field(default="runs", min_length=1, max_length=4096, pattern=r"^[^\x00]*$")
     #: stop after this many environment steps (decisions of every seat, both phases) ...
     total_env_steps: int = _int(5_000_000, 1)
     #: ... or after this many minutes of wall-clock time (warm start included), whichever comes first
@@ -196,11 +196,15 @@ class ImitationConfig(_Section):
     workers: int = _int(0, 0, 1024)  # processes collecting demonstrations (0: every core)
 
 
+def _default_opponents() -> list[Scripted]:
+    return ["random", "balanced"]
+
+
 class EvalConfig(_Section):
     """The evaluation printed at the end of a run: the learner as one seat vs two copies of each opponent."""
 
     final_games: int = _int(150, 0, 1_000_000)
-    final_opponents: list[Scripted] = Field(default_factory=lambda: ["random", "balanced"], max_length=100)
+    final_opponents: list[Scripted] = Field(default_factory=lambda: _default_opponents(), max_length=100)
     #: play the most probable action (True) or sample from the policy (False)
     greedy: bool = False
 
@@ -377,7 +381,7 @@ def _loader() -> type:
 
     import yaml
 
-    class StrictLoader(yaml.SafeLoader):
+    class StrictLoader(yaml.SafeLoader):  # type: ignore[misc]
         def compose_node(self, parent: Any, index: Any) -> Any:
             event = self.peek_event()
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:

@@ -135,7 +135,7 @@ def save_checkpoint(path: Path, net: nn.Module, config: TrainConfig, counters: d
         "format_version": checkpoint.FORMAT_VERSION,
         "observation_version": net.observation_version,
         "options": config.options.to_dict(),
-        "network": dict(net.hparams),
+        "network": dict(getattr(net, "hparams")),  # noqa: B009 - HexPolicyNet's size keys
         "model": {k: v.detach().cpu() for k, v in net.state_dict().items()},
         "config": config.to_dict(),
         "counters": dict(counters),
