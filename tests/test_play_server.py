@@ -317,6 +317,28 @@ def test_disconnect_mid_move_leaves_the_server_working(client: TestClient) -> No
         assert ask(ws, {"type": "ping"})["type"] == "pong"
 
 
+def test_an_all_ai_room_plays_for_its_spectators_at_the_chosen_speed(client: TestClient) -> None:
+    room = make_room(client, [{"type": "ai", "strategy": "random"}] * 3, ai_speed="fast")
+    assert all("token" not in s for s in room["seats"])
+    time.sleep(0.3)
+    assert client.get(f"/api/rooms/{room['room']}").json()["ply"] == 0  # nobody watches: the AIs wait
+    with client.websocket_connect("/ws") as ws:
+        hello(ws, room, seat=None)
+        t0 = time.monotonic()
+        state = read_until(ws, lambda m: m["type"] == "state" and m["state"]["ply"] >= 2)["state"]
+        assert time.monotonic() - t0 >= 0.4  # two moves at 0.25 s each
+        assert [e["seat"] for e in state["log"]][:2] == [0, 1]
+
+
+def test_a_seated_human_sets_the_ai_speed(client: TestClient) -> None:
+    room = make_room(client)
+    with client.websocket_connect("/ws") as ws:
+        hello(ws, room)
+        ws.send_json({"type": "set_speed", "speed": "normal"})
+        assert read_until(ws, lambda m: m["type"] == "room")["room"]["ai_speed"] == "normal"
+    assert client.get(f"/api/rooms/{room['room']}").json()["ai_speed"] == "normal"
+
+
 def test_idle_rooms_expire(records: Path) -> None:
     with TestClient(create_app(ServerConfig(records=records, idle_expiry=0.3))) as c:
         room = make_room(c)

@@ -317,7 +317,10 @@ class DomainWheelAdapter(GameAdapter):
         return ReplayCursor(record, {0: record.start()}, record.players)
 
     def replay_view(self, cursor: Any, ply: int) -> JSON:
-        """Return the view after ``ply`` moves, replaying from the nearest earlier snapshot."""
+        """Return the view after ``ply`` moves, replaying from the nearest earlier snapshot.
+
+        The view's log holds the moves replayed since that snapshot (up to LOG_LENGTH of them).
+        """
         assert isinstance(cursor, ReplayCursor)
         moves = cursor.record.moves
         if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= len(moves):
@@ -325,7 +328,7 @@ class DomainWheelAdapter(GameAdapter):
         base = max(k for k in cursor.snapshots if k <= ply)
         session = DomainWheelSession(cursor.snapshots[base].copy(), cursor.players or ["?"] * NUM_PLAYERS)
         for i in range(base, ply):
-            if i >= ply - 1 or (i + 1) % SNAPSHOT_EVERY == 0:
+            if i >= ply - LOG_LENGTH:  # the last moves go through the session, so the view carries their log
                 try:
                     session.apply(moves[i])
                 except InputError as exc:
