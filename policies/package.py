@@ -54,7 +54,22 @@ FLAVOURS: Final = ("plain", "ml-agents")
 DTYPES: Final = ("int8", "int64", "float32")
 ROLES: Final = ("observation", "mask", "logits", "action")
 #: ONNX metadata_props every graph carries (string values); the seat checks them against the manifest
-METADATA_KEYS: Final = ("package_format", "name", "game", "rules_version", "observation_version", "accepts", "flavour")
+METADATA_KEYS: Final = (
+    "package_format",
+    "name",
+    "game",
+    "rules_version",
+    "observation_version",
+    "accepts",
+    "flavour",
+    "action_version",
+    "trained_options",
+    "provenance.checkpoint_sha256",
+    "provenance.env_steps",
+    "provenance.exported_at",
+)
+#: the provenance entries repeated in metadata_props (``provenance.KEY``)
+PROVENANCE_KEYS: Final = ("checkpoint_sha256", "env_steps", "exported_at")
 
 _TOP_KEYS: Final = (
     "format",
@@ -161,6 +176,7 @@ class Package:
 
 def metadata_for(manifest: Mapping[str, Any], accepts: Mapping[str, int]) -> dict[str, str]:
     """Return the ONNX metadata_props of a graph (key facts of the manifest, as strings)."""
+    provenance = manifest["provenance"] if isinstance(manifest["provenance"], dict) else {}
     return {
         "package_format": f"{FORMAT}/{FORMAT_VERSION}",
         "name": str(manifest["name"]),
@@ -169,6 +185,9 @@ def metadata_for(manifest: Mapping[str, Any], accepts: Mapping[str, int]) -> dic
         "observation_version": str(manifest["observation"]["version"]),
         "accepts": json.dumps(dict(accepts), sort_keys=True),
         "flavour": str(manifest["flavour"]),
+        "action_version": str(manifest["action"]["version"]),
+        "trained_options": json.dumps(manifest["game"]["trained_options"], sort_keys=True),
+        **{f"provenance.{k}": str(provenance.get(k)) for k in PROVENANCE_KEYS},
     }
 
 

@@ -189,6 +189,16 @@ def test_a_checkpoint_that_is_not_a_policy_leaves_nothing_behind(tmp_path: Path,
     assert not (tmp_path / "exports").exists() or not any((tmp_path / "exports").iterdir())
 
 
+def test_a_torch_file_that_is_not_a_dw_checkpoint_is_refused(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import torch
+
+    other = tmp_path / "weights.pt"
+    torch.save({"state_dict": {"w": torch.zeros(2)}}, other)
+    assert main(["export", str(other), "-o", str(tmp_path / "x"), "--no-progress"]) == 2
+    assert "weights.pt: not a dw train checkpoint" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
 def test_export_refuses_to_overwrite_a_folder_that_is_not_a_package(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "mine"
     out.mkdir()

@@ -32,7 +32,6 @@ import datetime
 import io
 import json
 import platform
-import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -176,10 +175,10 @@ def to_onnx(
         else:
             buffer = io.BytesIO()
             axes = {name: {0: "batch"} for name in (*input_names, *batch_outputs)}
-            torch.onnx.export(
+            torch.onnx.export(  # the TorchScript exporter writes to file objects too
                 module,
                 examples,
-                buffer,
+                buffer,  # type: ignore[arg-type]
                 dynamo=False,
                 opset_version=opset,
                 input_names=list(input_names),
@@ -430,29 +429,48 @@ def measure_strength(
     }
 
 
-_ROW = re.compile(r"^\|\s*([a-z]+) \(x2\)\s*\|\s*(\d+)\s*\|\s*\**([\d.]+)%\**\s*\|\s*\[([\d.]+)%, ([\d.]+)%\]")
+def _cells(line: str) -> list[str]:
+    return [c.strip().strip("*").strip() for c in line.strip().strip("|").split("|")]
+
+
+def _percent(text: str) -> float:
+    return round(float(text.strip("*% ")) / 100, 4)
 
 
 def card_strength(checkpoint: Path) -> dict[str, Any]:
-    """Return the table of the checkpoint's model card (``NAME.md`` beside it, section "Arena results") or "none"."""
+    """Return the table of the checkpoint's model card (``NAME.md`` beside it, section "Arena results") or "none".
+
+    The table is read by its header: the columns ``opponents``, ``games``, ``win rate`` and ``95% CI``.
+    """
     card = checkpoint.with_suffix(".md")
     if not card.is_file():
         return {"source": "none"}
     results = []
-    section = ""
+    section, header = "", None
     for line in card.read_text(encoding="utf-8").splitlines():
         if line.startswith("## "):
-            section = line[3:].strip().lower()
-        m = _ROW.match(line.strip())
-        if m and section == "arena results":  # the checkpoint's own table, not an exported package's
+            section, header = line[3:].strip().lower(), None
+        if section != "arena results" or not line.lstrip().startswith("|"):  # the checkpoint's own table only
+            continue
+        cells = _cells(line)
+        names = [c.lower() for c in cells]
+        if {"opponents", "games", "win rate", "95% ci"} <= set(names):
+            header = {name: i for i, name in enumerate(names)}
+            continue
+        if header is None or not cells[0].endswith("(x2)") or len(cells) < len(header):
+            continue
+        try:
+            low, high = (_percent(x) for x in cells[header["95% ci"]].strip("[]").split(","))
             results.append(
                 {
-                    "opponents": f"{m[1]} (x2)",
-                    "games": int(m[2]),
-                    "win_rate": float(m[3]) / 100,
-                    "ci95": [float(m[4]) / 100, float(m[5]) / 100],
+                    "opponents": cells[header["opponents"]],
+                    "games": int(cells[header["games"]]),
+                    "win_rate": _percent(cells[header["win rate"]]),
+                    "ci95": [low, high],
                 }
             )
+        except ValueError:
+            continue
     if not results:
         return {"source": "none"}
     return {
