@@ -17,6 +17,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from play import games
 from play.games import JSON, GameAdapter, InputError
 
 #: most records listed, newest first
@@ -56,7 +57,7 @@ class RecordStore:
         return f"0/{name}"
 
     # ---- listing -------------------------------------------------------------------------
-    def listing(self, adapter: GameAdapter) -> JSON:
+    def listing(self) -> JSON:
         """Return the sources and the records found, newest first."""
         entries: list[tuple[float, str, Path, int]] = []
         for index, root in enumerate(self.sources):
@@ -71,7 +72,7 @@ class RecordStore:
         entries.sort(key=lambda e: -e[0])
         records = []
         for mtime, rid, path, index in entries[:MAX_LISTED]:
-            summary = self._summary(adapter, path)
+            summary = self._summary(path)
             if summary is None:
                 continue
             records.append({"id": rid, "source": index, "name": path.name, "modified": mtime, **summary})
@@ -95,7 +96,7 @@ class RecordStore:
                 out.extend(self._walk(child, depth + 1))
         return out
 
-    def _summary(self, adapter: GameAdapter, path: Path) -> JSON | None:
+    def _summary(self, path: Path) -> JSON | None:
         try:
             stat = path.stat()
         except OSError:
@@ -103,7 +104,8 @@ class RecordStore:
         key = (str(path), stat.st_mtime, stat.st_size)
         if key not in self._summaries:
             data = self._read(path, stat.st_size)
-            self._summaries[key] = adapter.record_summary(data) if data is not None else None
+            adapter = games.for_record(data)
+            self._summaries[key] = adapter.record_summary(data) if data is not None and adapter else None
         return self._summaries[key]
 
     @staticmethod
@@ -114,9 +116,10 @@ class RecordStore:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        if not isinstance(data, dict) or data.get("format") != "domain-wheel-game":
+        if games.for_record(data) is None:  # not a record of a hosted game
             return None
-        return data
+        result: JSON = data
+        return result
 
     # ---- reading -------------------------------------------------------------------------
     def resolve(self, rid: str) -> Path:
@@ -142,12 +145,13 @@ class RecordStore:
             raise InputError("not_found", f"no record {rid!r}")
         return real
 
-    def open(self, adapter: GameAdapter, rid: str) -> tuple[JSON, Any]:
-        """Return (record summary with moves, replay cursor) of a record id (cursors cached, LRU)."""
+    def open(self, rid: str) -> tuple[GameAdapter, JSON, Any]:
+        """Return (its game's adapter, record summary with moves, replay cursor) of a record id (LRU cache)."""
         path = self.resolve(rid)
         stat = path.stat()
         data = self._read(path, stat.st_size)
-        if data is None:
+        adapter = games.for_record(data)
+        if data is None or adapter is None:
             raise InputError("bad_record", f"record {rid!r} is not a readable game record")
         key = (str(path), stat.st_mtime)
         cursor = self._cursors.get(key)
@@ -159,4 +163,4 @@ class RecordStore:
         else:
             self._cursors.move_to_end(key)
         summary = {"id": rid, **adapter.record_summary(data), "moves": data.get("moves", [])}
-        return summary, cursor
+        return adapter, summary, cursor

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from play import protocol
-from play.games import JSON, GameAdapter, GameSession, InputError
+from play.games import DEFAULT_GAME, JSON, GameAdapter, GameSession, InputError
 from play.records import RecordStore
 from play.strategies import Catalogue
 
@@ -286,7 +286,7 @@ class RoomManager:
                 raise InputError("bad_message", f"unknown field {protocol.brief(key)}", allowed=list(allowed))
         if len(self.rooms) >= self.max_rooms:
             raise InputError("room_full", f"the server already holds {len(self.rooms)} rooms (limit {self.max_rooms})")
-        adapter = adapter_for(body.get("game", "domain_wheel"))
+        adapter = adapter_for(body.get("game", DEFAULT_GAME))
         options = adapter.parse_options(body.get("options"))
         speed = body.get("ai_speed", "normal")
         if speed not in protocol.AI_SPEEDS:

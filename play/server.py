@@ -155,7 +155,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             "games": [a.menu() for a in games.available()],
             "strategies": [s.to_json() for s in catalogue.entries()],
             "ai_speeds": protocol.AI_SPEEDS,
-            "default_names": [s["display_name"] for s in games.get("domain_wheel").menu()["seats"]],
+            "default_names": [s["display_name"] for s in games.get(games.DEFAULT_GAME).menu()["seats"]],
             "limits": {
                 "max_rooms": manager.max_rooms,
                 "rooms": len(manager.rooms),
@@ -172,7 +172,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     @api
     async def layout(request: Request) -> JSON:
         query = dict(request.query_params)
-        adapter = games.get(query.pop("game", "domain_wheel"))
+        adapter = games.get(query.pop("game", games.DEFAULT_GAME))
         options: JSON = {}
         for key, value in query.items():
             low = value.lower()
@@ -197,34 +197,34 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     @api
     async def tutorial(request: Request) -> JSON:
-        data = games.get("domain_wheel").tutorial()
+        data = games.get(request.query_params.get("game", games.DEFAULT_GAME)).tutorial()
         return {**data, "steps": [_light_step(s) for s in data["steps"]]}
 
     @api
     async def tutorial_step(request: Request) -> JSON:
         sid = request.path_params["step"]
-        for step in games.get("domain_wheel").tutorial()["steps"]:
+        steps = games.get(request.query_params.get("game", games.DEFAULT_GAME)).tutorial()["steps"]
+        for step in steps:
             if step["id"] == sid:
                 found: JSON = step
                 return found
-        ids = [s["id"] for s in games.get("domain_wheel").tutorial()["steps"]]
+        ids = [s["id"] for s in steps]
         raise InputError("not_found", f"no tutorial step {protocol.brief(sid)}", allowed=ids)
 
     @api
     async def records(request: Request) -> JSON:
-        return store.listing(games.get("domain_wheel"))
+        return store.listing()
 
     @api
     async def record(request: Request) -> JSON:
         rid = request.path_params["rid"]
-        adapter = games.get("domain_wheel")
         if "/ply/" in rid:
             rid, _, ply_text = rid.rpartition("/ply/")
             if not _is_int(ply_text):
                 raise InputError("bad_ply", f"ply must be an integer, got {protocol.brief(ply_text)}")
-            _, cursor = store.open(adapter, rid)
+            adapter, _, cursor = store.open(rid)
             return adapter.replay_view(cursor, int(ply_text))
-        summary, cursor = store.open(adapter, rid)
+        adapter, summary, cursor = store.open(rid)
         options = summary.get("options") or {}
         summary["layout"] = adapter.layout(adapter.parse_options(options))
         return summary

@@ -99,6 +99,8 @@ class GameAdapter(ABC):
     title: str = ""
     #: seat names in turn order and their count
     seat_names: tuple[str, ...] = ()
+    #: the ``format`` field of this game's saved records (play/records.py picks the adapter by it)
+    record_format: str = ""
 
     @abstractmethod
     def menu(self) -> JSON:
@@ -141,6 +143,8 @@ class GameAdapter(ABC):
 
 
 _ADAPTERS: dict[str, GameAdapter] = {}
+#: the game a request means when it names none
+DEFAULT_GAME = "domain_wheel"
 
 
 def register(adapter: GameAdapter) -> None:
@@ -154,6 +158,13 @@ def get(game_id: Any) -> GameAdapter:
     if not isinstance(game_id, str) or game_id not in _ADAPTERS:
         raise InputError("unknown_game", f"unknown game {game_id!r}", allowed=sorted(_ADAPTERS))
     return _ADAPTERS[game_id]
+
+
+def for_record(data: Any) -> GameAdapter | None:
+    """Return the adapter whose records have ``data``'s ``format``, or None."""
+    _load_builtin()
+    fmt = data.get("format") if isinstance(data, dict) else None
+    return next((a for a in _ADAPTERS.values() if a.record_format and a.record_format == fmt), None)
 
 
 def available() -> list[GameAdapter]:

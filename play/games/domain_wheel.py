@@ -239,6 +239,7 @@ class DomainWheelAdapter(GameAdapter):
     game_id = "domain_wheel"
     title = "Domain Wheel"
     seat_names = PLAYER_NAMES
+    record_format = GameRecord.FORMAT
 
     def menu(self) -> JSON:
         defaults = GameOptions()
