@@ -375,6 +375,9 @@ class RoomManager:
             await conn.send(protocol.error(exc, msg_id if msg_id is not None else exc.re))
             if exc.code == "bad_token":
                 await conn.close(4403)
+        except Exception:  # a server bug must cost one answer, not the socket or the room
+            log.exception("internal error handling a message")
+            await conn.send(protocol.error(InputError("internal", "the server failed on this message"), msg_id))
 
     async def _dispatch(self, conn: Connection, message: protocol.Message) -> None:
         if message.type == "ping":

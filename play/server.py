@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import logging
 import mimetypes
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from play.records import RecordStore, default_records_dir
 from play.rooms import DEFAULT_IDLE_EXPIRY, DEFAULT_MAX_ROOMS, NAME_LENGTH, Connection, RoomManager
 from play.strategies import Catalogue
 
+log = logging.getLogger("play.server")
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 #: the largest HTTP request body accepted (bytes)
 MAX_BODY_BYTES = 16 * 1024
@@ -133,6 +135,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                 result = await handler(request)
             except InputError as exc:
                 return error_response(exc)
+            except Exception:  # a server bug: a JSON error, logged, and the server keeps serving
+                log.exception("internal error on %s %s", request.method, request.url.path)
+                return error_response(InputError("internal", "the server failed on this request"), 500)
             return result if isinstance(result, Response) else JSONResponse(result)
 
         return wrapped

@@ -339,6 +339,23 @@ def test_a_seated_human_sets_the_ai_speed(client: TestClient) -> None:
     assert client.get(f"/api/rooms/{room['room']}").json()["ai_speed"] == "normal"
 
 
+def test_a_server_bug_costs_one_answer_not_the_socket(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    room = make_room(client)
+    session = client.app.state.manager.rooms[room["room"]].session  # type: ignore[attr-defined]
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(session, "select", broken)
+    with client.websocket_connect("/ws") as ws:
+        state = hello(ws, room)["state"]
+        assert ask(ws, {"type": "select", "cell": state["movable"][0]})["code"] == "internal"
+        assert ask(ws, {"type": "ping"})["type"] == "pong"
+    monkeypatch.setattr("play.server.games.available", broken)
+    r = client.get("/api/menu")
+    assert r.status_code == 500 and r.json()["error"]["code"] == "internal"
+
+
 def test_idle_rooms_expire(records: Path) -> None:
     with TestClient(create_app(ServerConfig(records=records, idle_expiry=0.3))) as c:
         room = make_room(c)
