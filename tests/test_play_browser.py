@@ -318,8 +318,8 @@ def test_camera_help_and_language(page: Any, live_server: LiveServer) -> None:
     pg.keyboard.press("d")  # WASD pans
     assert pg.get_attribute(board, "viewBox") != box
     pg.mouse.move(640, 400)
-    pg.mouse.wheel(0, -300)
-    assert zoom() > 1.25
+    pg.mouse.wheel(0, -300)  # the wheel event may be handled after wheel() returns: wait for it
+    pg.wait_for_function("Number(document.querySelector('svg.hexmap').dataset.zoom) > 1.25")
     pg.keyboard.press("?")
     assert pg.is_visible("[data-testid=help]")
     pg.keyboard.press("h")
