@@ -71,6 +71,8 @@ class ObjectiveVectorEnv(DomainWheelVectorEnv):
 
     def step(self, actions: Any) -> tuple[Any, ...]:
         """Step every game; return the env's outputs with the rewards of :attr:`objective`."""
+        if self.objective == "win":
+            return super().step(actions)  # exactly the plain env
         acted = np.array(self._acting)  # the seat acting now, before the step advances the turn
         obs, masks, acting, rewards, terminated, truncated, infos = super().step(actions)
         if self.objective == "lead_at_truncation":
