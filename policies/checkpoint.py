@@ -126,12 +126,12 @@ def load(path: str | Path, options: GameOptions | None = None, *, map_only: bool
     if missing:
         raise CheckpointError(f"{path}: damaged checkpoint, missing {', '.join(missing)}")
     version = payload["format_version"]
-    if isinstance(version, bool) or version not in READABLE_VERSIONS:
+    if type(version) is not int or version not in READABLE_VERSIONS:
         raise CheckpointError(
             f"{path}: checkpoint format version {brief(version)} is not supported; "
             f"this version reads {', '.join(map(str, READABLE_VERSIONS))}"
         )
-    if payload["observation_version"] != OBSERVATION_VERSION:
+    if not isinstance(payload["observation_version"], str) or payload["observation_version"] != OBSERVATION_VERSION:
         raise CheckpointError(
             f"{path}: made for observation layout {brief(payload['observation_version'])}, but this environment "
             f"produces {OBSERVATION_VERSION!r}; retrain, or use the version of dw_env the checkpoint was made with"

@@ -184,6 +184,7 @@ def test_dw_train_cli_never_raises_on_bad_configs(tmp_path: Path, text: str, ove
         code = main(argv)
     assert code in (0, 2)
     assert (code == 0) == bool(started)
+    assert code == 0 or not (tmp_path / "run").exists()  # a refused config writes nothing
     assert all(isinstance(c, cfg.TrainConfig) for c in started)
 
 

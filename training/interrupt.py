@@ -4,7 +4,8 @@ The first signal asks the run to stop: the update in progress (or the warm start
 and the policy file are written, and ``dw train`` exits with ``128 + signal number`` (130 for Ctrl-C, 143
 for SIGTERM) after saying how to continue. Stopping between updates is what makes the interrupted run
 resumable exactly. A second signal aborts at once (KeyboardInterrupt); the last checkpoint written stays
-intact because checkpoint writes are atomic.
+intact because checkpoint writes are atomic. Once the final checkpoint and policy are written (during the
+final evaluation) there is nothing left to save, and the first signal aborts at once.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ class StopRequest:
 
     def __init__(self) -> None:
         self.signum: int | None = None
+        self._abort = False
         self._previous: dict[int, Any] = {}
 
     @property
@@ -39,8 +41,12 @@ class StopRequest:
         """Return the conventional exit status of a process stopped by the signal (128 + its number)."""
         return 128 + self.signum if self.signum is not None else 0
 
+    def abort_on_signal(self) -> None:
+        """From now on a stop signal aborts at once (KeyboardInterrupt): everything is saved already."""
+        self._abort = True
+
     def _handle(self, signum: int, frame: FrameType | None) -> None:
-        if self.signum is not None:
+        if self.signum is not None or self._abort:
             raise KeyboardInterrupt
         self.signum = signum
         print(

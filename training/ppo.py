@@ -574,6 +574,7 @@ def _train(
     bar.close()
     s.save()
     save_checkpoint(s.run_dir / "policy.pt", s.net, config, s.counters, None)
+    stop.abort_on_signal()  # checkpoint and policy are written: Ctrl-C in the evaluation just ends it
     ratings = log_ratings(s.writer, s.counters["env_steps"], s.table.league)
     results = [] if stop.requested else final_evaluation(s)
     s.writer.close()

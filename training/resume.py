@@ -153,10 +153,7 @@ def saved_config(payload: dict[str, Any], path: str | Path, overrides: list[str]
     data = payload.get("config")
     if not isinstance(data, dict) or not data:
         raise CheckpointError(f"{path}: has no saved training config (got {brief(data)}); it cannot be resumed")
-    try:
-        merged = apply_overrides(data, overrides or [])
-    except ConfigError as exc:
-        raise ConfigError(str(exc)) from None
+    merged = apply_overrides(data, overrides or [])  # a bad override is the user's ConfigError, not the file's
     try:
         return from_dict(merged)
     except ConfigError as exc:
@@ -185,7 +182,7 @@ def check_resumable(payload: dict[str, Any], path: str | Path) -> dict[str, Any]
         raise CheckpointError(
             f"{path}: a format version {brief(payload['format_version'])} checkpoint, whose training state was "
             f"stored as pickled bytes; for safety those are never read, so it cannot be resumed (its weights "
-            f"still play as a policy). Start a new run, warm-started from it if you like"
+            f"still play as a policy)"
         )
     state = payload["training"]
     try:

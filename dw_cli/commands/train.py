@@ -61,6 +61,15 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``dw train``; Ctrl-C before the run has anything to save (or a second one) ends it with status 130."""
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        print("dw train: aborted; the last checkpoint written, if any, is intact", file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         import torch  # noqa: F401
     except ImportError:
@@ -72,11 +81,7 @@ def run(args: argparse.Namespace) -> int:
         args.resume = args.resume / "checkpoint.pt"
     config = _resume_config(args) if args.resume is not None else cfg.load(args.config, args.overrides)
 
-    try:
-        result = train(config, resume=args.resume, run_dir=args.run_dir, overwrite=args.overwrite)
-    except KeyboardInterrupt:
-        print("dw train: aborted; the last checkpoint written, if any, is intact", file=sys.stderr)
-        return 130
+    result = train(config, resume=args.resume, run_dir=args.run_dir, overwrite=args.overwrite)
     c = result["counters"]
     if result["interrupted"]:
         print(
