@@ -290,3 +290,18 @@ def test_measure_script_smoke(tmp_path: Any, capsys: pytest.CaptureFixture[str])
     assert set(report["vs_random"]) == set(SCRIPTED)
     assert report["among"]["endings"]["games"] == 2
     assert "among the scripted AIs" in capsys.readouterr().out
+
+
+def test_make_takes_every_kind_of_seat_spec() -> None:
+    """policies.make builds a seat from a name, a checkpoint, a package folder or a search spec."""
+    from pathlib import Path
+
+    import policies
+
+    root = Path(__file__).resolve().parents[1] / "checkpoints"
+    assert policies.make("balanced", seed=1).name == "balanced"
+    assert type(policies.make(str(root / "small-agent"), seed=1)).__name__ == "PackagePolicy"
+    assert type(policies.make(str(root / "small-agent.pt"), seed=1)).__name__ == "NetworkPolicy"
+    assert type(policies.make(f"search:{root / 'small-agent.pt'}?playouts=2", seed=1)).__name__ == "SearchPolicy"
+    with pytest.raises(ValueError, match="unknown strategy"):
+        policies.make("no-such-strategy")
