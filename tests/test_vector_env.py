@@ -142,3 +142,25 @@ def test_shapes_and_dtypes_follow_the_layout() -> None:
     assert rewards.shape == (5, 3) and rewards.dtype == np.float32
     assert terminated.dtype == truncated.dtype == np.bool_
     assert infos["final_scores"].shape == (5, 3)
+
+
+def test_sampling_does_not_depend_on_the_thread_count() -> None:
+    from dw_env.envs.vector import sample_masked
+
+    rng = np.random.default_rng(0)
+    masks = (rng.random((257, 40)) < 0.2).astype(np.int8)
+    masks[:, 0] = 1
+    uniform = rng.random(257)
+    one, many = np.empty(257, np.int32), np.empty(257, np.int32)
+    sample_masked(masks, uniform, one, 1)
+    sample_masked(masks, uniform, many, min(3, int(numba.config.NUMBA_NUM_THREADS)))
+    assert np.array_equal(one, many)
+    assert masks[np.arange(257), one].all()
+
+
+def test_returned_masks_are_the_callers_own() -> None:
+    venv = DomainWheelVectorEnv(3, options=OPTIONS, seed=0)
+    _, masks, _ = venv.reset()
+    actions = venv.sample_actions()
+    masks[:] = 0  # the caller's copy: the env still checks against its own
+    venv.step(actions)

@@ -24,8 +24,16 @@ Outputs of ``reset`` / ``step``:
   are the top ``final_scores``), ``end_reason`` int8 ``[N]`` (``layout.END_*``),
   ``final_round`` int32 ``[N]``, ``episode_steps`` int32 ``[N]`` (env steps of the game).
 
-With ``copy=True`` (default) every returned array is fresh; ``copy=False`` returns the env's
-own buffers, valid until the next call (faster when the caller copies into a rollout buffer).
+With ``copy=True`` (default) every returned array is fresh: each call's kernel writes into new
+arrays, so nothing is copied after the parallel step (only the masks, which the env keeps to
+check the next actions); ``copy=False`` returns the env's own buffers, valid until the next
+call (when the caller copies into a rollout buffer anyway).
+
+Threads: one chunk of consecutive games per thread, each with its own engine workspace; a game
+is a few tens of µs of work, so the chunks are long and the only serial parts of a call are
+numba's dispatch (about 15 µs) and the action check (numpy, O(N)). :meth:`sample_actions` is
+split over the same threads. With N games on T threads, each thread gets N / T games: the call
+scales while N / T stays above a few games (the OpenMP wake-up of a thread is ~10-50 µs).
 
 The first use on a fresh checkout compiles the batched kernels (about 20 s of CPU); numba
 caches them in ``__pycache__`` for later runs. Threads run with ``OMP_WAIT_POLICY=PASSIVE``
@@ -142,9 +150,8 @@ def run_batch(G, F, state, actions, init, ws, xs, rbufs, shaping, truncation_rew
 
 
 @njit(cache=True, nogil=True)
-def sample_masked(masks, uniform, out):  # type: ignore[no-untyped-def]
-    """Write into ``out[i]`` a uniformly chosen action allowed by ``masks[i]`` (``uniform`` in [0, 1))."""
-    for i in range(masks.shape[0]):
+def _sample_rows(masks, uniform, out, lo, hi):  # type: ignore[no-untyped-def]
+    for i in range(lo, hi):
         count = 0
         for a in range(masks.shape[1]):
             count += masks[i, a]
@@ -156,6 +163,18 @@ def sample_masked(masks, uniform, out):  # type: ignore[no-untyped-def]
                     out[i] = a
                     break
                 k -= 1
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def sample_masked(masks, uniform, out, nthreads=1):  # type: ignore[no-untyped-def]
+    """Write into ``out[i]`` a uniformly chosen action allowed by ``masks[i]`` (``uniform`` in [0, 1)).
+
+    The games are split into ``nthreads`` chunks, one per thread, as in :func:`run_batch`; the choice of a
+    game depends only on its own mask and draw, so the result does not depend on ``nthreads``.
+    """
+    n = masks.shape[0]
+    for t in prange(nthreads):
+        _sample_rows(masks, uniform, out, t * n // nthreads, (t + 1) * n // nthreads)
 
 
 def _options(options: GameOptions | dict[str, Any] | None) -> GameOptions:
@@ -216,19 +235,25 @@ class DomainWheelVectorEnv:
         enc = [new_encoder_workspace(g.num_cells) for _ in range(t)]
         self._xs = tuple(np.stack([x[k] for x in enc]) for k in range(len(enc[0])))
         self._rbufs = np.zeros((t, NUM_PLAYERS), dtype=np.float64)
-        self._obs = np.zeros((n, layout.size), dtype=np.int8)
-        self._masks = np.zeros((n, layout.mask_size), dtype=np.int8)
-        self._acting = np.zeros(n, dtype=np.int32)
-        self._rewards = np.zeros((n, NUM_PLAYERS), dtype=np.float32)
-        self._terminated = np.zeros(n, dtype=np.bool_)
-        self._truncated = np.zeros(n, dtype=np.bool_)
-        self._final_scores = np.zeros((n, NUM_PLAYERS), dtype=np.int32)
-        self._winners = np.zeros((n, NUM_PLAYERS), dtype=np.int8)
-        self._end_reason = np.zeros(n, dtype=np.int8)
-        self._final_round = np.zeros(n, dtype=np.int32)
         self._steps = np.zeros(n, dtype=np.int32)
-        self._episode_steps = np.zeros(n, dtype=np.int32)
         self._actions = np.zeros(n, dtype=np.int32)
+        self._allocate_outputs()
+        self._has_reset = False
+
+    def _allocate_outputs(self) -> None:
+        """Give every output its own new array (the kernel writes every element of every output)."""
+        n, layout = self.num_envs, self.observation_layout
+        self._obs = np.empty((n, layout.size), dtype=np.int8)
+        self._masks = np.empty((n, layout.mask_size), dtype=np.int8)
+        self._acting = np.empty(n, dtype=np.int32)
+        self._rewards = np.empty((n, NUM_PLAYERS), dtype=np.float32)
+        self._terminated = np.empty(n, dtype=np.bool_)
+        self._truncated = np.empty(n, dtype=np.bool_)
+        self._final_scores = np.empty((n, NUM_PLAYERS), dtype=np.int32)
+        self._winners = np.empty((n, NUM_PLAYERS), dtype=np.int8)
+        self._end_reason = np.empty(n, dtype=np.int8)
+        self._final_round = np.empty(n, dtype=np.int32)
+        self._episode_steps = np.empty(n, dtype=np.int32)
         self._outputs = (
             self._obs,
             self._masks,
@@ -242,9 +267,13 @@ class DomainWheelVectorEnv:
             self._final_round,
             self._episode_steps,
         )
-        self._has_reset = False
 
     def _run(self, reset: bool) -> int:
+        # copy=True: the kernel writes into new arrays, so the outputs need no copy afterwards (a copy is a
+        # serial pass over N x D bytes after the parallel step; first touching new pages happens in the
+        # worker threads instead)
+        if self.copy and self._has_reset:
+            self._allocate_outputs()
         numba.set_num_threads(self.num_threads)
         return int(
             run_batch(
@@ -264,9 +293,6 @@ class DomainWheelVectorEnv:
             )
         )
 
-    def _out(self, array: NDArray[Any]) -> NDArray[Any]:
-        return array.copy() if self.copy else array
-
     def reset(self, seed: int | None = None) -> tuple[NDArray[np.int8], NDArray[np.int8], NDArray[np.int32]]:
         """Start every game afresh; return (obs [N, D], masks [N, C+2], acting [N]).
 
@@ -276,7 +302,7 @@ class DomainWheelVectorEnv:
             self.rng = np.random.default_rng(seed)
         self._run(reset=True)
         self._has_reset = True
-        return self._out(self._obs), self._out(self._masks), self._out(self._acting)
+        return self._obs, self._returned(self._masks), self._acting
 
     def step(self, actions: Any) -> tuple[Any, ...]:
         """Play one action in every game; return (obs, masks, acting, rewards, terminated, truncated, infos)."""
@@ -287,21 +313,18 @@ class DomainWheelVectorEnv:
         if refused:
             raise RuntimeError(f"the engine refused {refused} mask-legal actions (a bug; please report it)")
         infos = {
-            "final_scores": self._out(self._final_scores),
-            "winners": self._out(self._winners),
-            "end_reason": self._out(self._end_reason),
-            "final_round": self._out(self._final_round),
-            "episode_steps": self._out(self._episode_steps),
+            "final_scores": self._final_scores,
+            "winners": self._winners,
+            "end_reason": self._end_reason,
+            "final_round": self._final_round,
+            "episode_steps": self._episode_steps,
         }
-        return (
-            self._out(self._obs),
-            self._out(self._masks),
-            self._out(self._acting),
-            self._out(self._rewards),
-            self._out(self._terminated),
-            self._out(self._truncated),
-            infos,
-        )
+        masks = self._returned(self._masks)
+        return self._obs, masks, self._acting, self._rewards, self._terminated, self._truncated, infos
+
+    def _returned(self, masks: NDArray[np.int8]) -> NDArray[np.int8]:
+        # the env checks the next actions against its masks: the caller gets its own copy (N x (C+2) bytes)
+        return masks.copy() if self.copy else masks
 
     def _check_actions(self, actions: Any) -> None:
         a = np.asarray(actions)
@@ -325,7 +348,8 @@ class DomainWheelVectorEnv:
     def sample_actions(self) -> NDArray[np.int32]:
         """Return a uniformly random legal action for every game (seeded by ``seed``)."""
         out = np.empty(self.num_envs, dtype=np.int32)
-        sample_masked(self._masks, self.rng.random(self.num_envs), out)
+        numba.set_num_threads(self.num_threads)
+        sample_masked(self._masks, self.rng.random(self.num_envs), out, self.num_threads)
         return out
 
     def phase(self) -> NDArray[np.int32]:
