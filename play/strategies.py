@@ -50,11 +50,56 @@ def _model_card(pt: Path) -> JSON | None:
     text = md.read_text(encoding="utf-8", errors="replace")[:_CARD_LIMIT]
     paragraphs = [p.strip() for p in text.split("\n\n") if p.strip() and not p.lstrip().startswith(("#", "|"))]
     game = _GAME_ROW.search(text)
-    return {
+    card: JSON = {
         "markdown": text,
         "summary": " ".join(paragraphs[0].split()) if paragraphs else None,
         "game": game.group(1) if game else None,
     }
+    results = arena_results(text)
+    if results:
+        card["strength"] = {"source": "model card", "results": results}
+    return card
+
+
+def arena_results(markdown: str) -> list[JSON]:
+    """Return the first arena table of a model card as ``[{"opponents", "games", "win_rate"}]`` (rates 0..1).
+
+    A table qualifies when its header has an ``opponents`` and a ``win rate`` column; the columns are found
+    by name, so cards may add others (confidence intervals, seats) in any order.
+    """
+    lines = markdown.splitlines()
+    for i, line in enumerate(lines):
+        header = [c.lower() for c in _cells(line)]
+        if "opponents" not in header or "win rate" not in header or i + 1 >= len(lines):
+            continue
+        col_opp, col_rate = header.index("opponents"), header.index("win rate")
+        col_games = header.index("games") if "games" in header else None
+        results: list[JSON] = []
+        for row_line in lines[i + 2 :]:
+            row = _cells(row_line)
+            if not row or len(row) != len(header):
+                break
+            rate = re.match(r"^\**\s*([\d.]+)\s*%", row[col_rate])
+            if rate is None:
+                continue
+            games = row[col_games].replace(",", "") if col_games is not None else ""
+            results.append(
+                {
+                    "opponents": row[col_opp],
+                    "games": int(games) if games.isdigit() else None,
+                    "win_rate": round(float(rate.group(1)) / 100, 4),
+                }
+            )
+        if results:
+            return results
+    return []
+
+
+def _cells(line: str) -> list[str]:
+    line = line.strip()
+    if not (line.startswith("|") and line.endswith("|")):
+        return []
+    return [c.strip() for c in line[1:-1].split("|")]
 
 
 def _package_card(folder: Path) -> tuple[str, JSON | None]:

@@ -104,8 +104,19 @@ def test_menu_lists_options_and_every_strategy_with_cards(client: TestClient) ->
     assert names == ["Equilibrada", "Expansionista", "Directa al centro", "Saqueadora", "Guardiana", "Aleatoria"]
     shipped = {s["id"]: s for s in menu["strategies"] if s["kind"] == "checkpoint"}
     assert "checkpoint:small-agent.pt" in shipped
-    assert "land radius 1, map radius 2" in shipped["checkpoint:small-agent.pt"]["card"]["game"]
+    card = shipped["checkpoint:small-agent.pt"]["card"]
+    assert "land radius 1, map radius 2" in card["game"]
+    rates = {r["opponents"]: r["win_rate"] for r in card["strength"]["results"]}
+    assert set(rates) >= {"random (x2)", "balanced (x2)"} and all(0 <= v <= 1 for v in rates.values())
     assert set(menu["ai_speeds"]) == {"normal", "fast", "instant"}
+
+
+def test_arena_tables_are_read_by_column_name() -> None:
+    from play.strategies import arena_results
+
+    card = "intro\n\n| Opponents | win rate | games |\n|---|---|---|\n| balanced (x2) | **62.5%** | 1,200 |\n\nafter"
+    assert arena_results(card) == [{"opponents": "balanced (x2)", "games": 1200, "win_rate": 0.625}]
+    assert arena_results("| a | b |\n|---|---|\n| 1 | 2 |") == []
 
 
 def test_strategy_packages_are_discovered_from_strategies_dir(tmp_path: Path) -> None:
