@@ -7,9 +7,14 @@ reset. PettingZoo's ``go_v5`` 19x19 (the ``bench`` extra) is driven by the same 
 envs take turns in short slices and the median slice counts, which keeps the ratio fair on
 a busy machine; times are the driving thread's CPU time (wall time is printed too).
 
-Vector env: steps per second of ``DomainWheelVectorEnv`` at N = 64 and 256 games on 1 and 2
-threads, with random legal actions (``sample_actions``), reported per wall second and per
-CPU second (that is, per core). Also: bytes per observation (observation plus mask, int8).
+Vector env: steps per second of ``DomainWheelVectorEnv`` (``copy=False``, as training uses it)
+at N = 64, 256 and 1024 games on 1, 2 and (where the machine has more) all numba threads, with
+random legal actions (``sample_actions``), per wall second and per CPU second. Thread scaling
+is judged against a reference measured in the same run, interleaved with the env: a compiled
+busy loop that splits fixed work over the same threads with no memory traffic, i.e. the speed-up
+the machine grants right now. On a shared machine two threads may get less than two cores; the
+env's speed-up over the reference's (``efficiency``) is what the env itself loses to threading.
+Also: bytes per observation (observation plus mask, int8).
 """
 
 from __future__ import annotations
@@ -22,13 +27,14 @@ import numba
 import numpy as np
 
 from dw_env.envs.observation import describe_observation
+from dw_env.envs.vector import DomainWheelVectorEnv  # first: it sets OMP_WAIT_POLICY before any parallel call
 from dw_env.options import GameOptions
 
 MAPS: dict[str, GameOptions] = {
     "standard (n=2, R=4)": GameOptions(),
     "smallest (n=1, R=2)": GameOptions(land_radius=1, map_radius=2),
 }
-VECTOR_SIZES = (64, 256)
+VECTOR_SIZES = (64, 256, 1024)
 GO = "PettingZoo go_v5 19x19"
 SLICES = 5
 
@@ -84,22 +90,89 @@ def aec_us_per_step(makers: dict[str, Callable[[], Any]], seconds: float, seed: 
     return out
 
 
-def vector_steps_per_second(options: GameOptions, num_envs: int, threads: int, seconds: float) -> dict[str, float]:
-    """Return steps/s of the vector env per wall second and per CPU second (random legal actions)."""
-    from dw_env.envs.vector import DomainWheelVectorEnv
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _reference_work(per_thread: int, nthreads: int) -> float:  # pragma: no cover - compiled
+    """Spin ``per_thread`` iterations of arithmetic on each of ``nthreads`` threads (the scaling reference)."""
+    out = np.zeros(nthreads)
+    for t in numba.prange(nthreads):
+        x = 1.0 + t
+        for _ in range(per_thread):
+            x = x * 1.0000001 + 1e-9
+        out[t] = x
+    return float(out.sum())
 
-    venv = DomainWheelVectorEnv(num_envs, options=options, num_threads=threads, seed=0)
+
+def _reference_rate(threads: int, seconds: float) -> float:
+    """Return the reference's work units per wall second on ``threads`` threads (fixed total work)."""
+    numba.set_num_threads(threads)
+    total, calls, wall0 = 4_000_000, 0, time.perf_counter()
+    while time.perf_counter() - wall0 < seconds or calls < 2:
+        _reference_work(total // threads, threads)
+        calls += 1
+    return calls * total / (time.perf_counter() - wall0)
+
+
+def _vector_env(options: GameOptions, num_envs: int, threads: int) -> DomainWheelVectorEnv:
+    venv = DomainWheelVectorEnv(num_envs, options=options, num_threads=threads, seed=0, copy=False)
     venv.reset()
     for _ in range(5):
         venv.step(venv.sample_actions())
+    return venv
+
+
+def _drive(venv: DomainWheelVectorEnv, seconds: float) -> dict[str, float]:
+    numba.set_num_threads(venv.num_threads)
     calls = 0
     cpu0, wall0 = time.process_time(), time.perf_counter()
     while time.perf_counter() - wall0 < seconds or calls < 3:
         venv.step(venv.sample_actions())
         calls += 1
     cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-    steps = calls * num_envs
+    steps = calls * venv.num_envs
     return {"steps_per_s": steps / wall, "steps_per_cpu_s": steps / cpu, "steps": float(steps)}
+
+
+def vector_steps_per_second(options: GameOptions, num_envs: int, threads: int, seconds: float) -> dict[str, float]:
+    """Return steps/s of the vector env per wall second and per CPU second (random legal actions)."""
+    return _drive(_vector_env(options, num_envs, threads), seconds)
+
+
+def thread_scaling(
+    options: GameOptions, sizes: tuple[int, ...], threads: tuple[int, ...], seconds: float
+) -> dict[int, dict[int, dict[str, float]]]:
+    """Return {N: {T: env and reference rates}}, medians of 3 interleaved slices (env, then reference)."""
+    _reference_work(10, 1)  # compile outside the measurement
+    out: dict[int, dict[int, dict[str, float]]] = {}
+    for n in sizes:
+        envs = {t: _vector_env(options, n, t) for t in threads}
+        slices: dict[int, list[tuple[float, float, float]]] = {t: [] for t in threads}
+        for _ in range(3):
+            for t in threads:
+                env = _drive(envs[t], seconds / 6)
+                slices[t].append((env["steps_per_s"], env["steps_per_cpu_s"], _reference_rate(t, seconds / 6)))
+        out[n] = {
+            t: {
+                "steps_per_s": float(np.median([a for a, _, _ in runs])),
+                "steps_per_cpu_s": float(np.median([b for _, b, _ in runs])),
+                "reference_per_s": float(np.median([c for _, _, c in runs])),
+            }
+            for t, runs in slices.items()
+        }
+    return out
+
+
+def print_thread_scaling(table: dict[int, dict[int, dict[str, float]]]) -> None:
+    """Print each N's rows: steps/s, per CPU second, speed-up over 1 thread, the reference's, efficiency."""
+    print("  games  threads      steps/s   per CPU s   speed-up  reference  efficiency (env / reference speed-up)")
+    for n, rows in table.items():
+        one = rows[min(rows)]
+        for t, r in rows.items():
+            speedup = r["steps_per_s"] / one["steps_per_s"]
+            reference = r["reference_per_s"] / one["reference_per_s"]
+            print(
+                f"  N={n:<5} {t:>4}  {r['steps_per_s']:11,.0f}  {r['steps_per_cpu_s']:10,.0f}   "
+                f"{speedup:6.2f}x   {reference:6.2f}x      {speedup / reference:5.0%}"
+            )
 
 
 def run(seconds: float = 5.0) -> dict[str, Any]:
@@ -134,19 +207,11 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
 
     standard = MAPS["standard (n=2, R=4)"]
     max_threads = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+    threads = tuple(sorted({1, min(2, max_threads), max_threads}))
     print(f"vector env, standard map, random legal actions ({max_threads} numba threads available)")
-    vector: dict[str, dict[str, float]] = {}
-    for n in VECTOR_SIZES:
-        for threads in (1, 2):
-            if threads > max_threads:
-                continue
-            r = vector_steps_per_second(standard, n, threads, seconds / 2)
-            vector[f"N={n}, threads={threads}"] = r
-            print(
-                f"  N={n:<4} threads={threads}   {r['steps_per_s']:10,.0f} steps/s   "
-                f"{r['steps_per_cpu_s']:10,.0f} steps per CPU second (per core)"
-            )
-    results["vector"] = vector
+    scaling = thread_scaling(standard, VECTOR_SIZES, threads, seconds)
+    print_thread_scaling(scaling)
+    results["vector"] = {f"N={n}, threads={t}": r for n, rows in scaling.items() for t, r in rows.items()}
 
     print("bytes per observation (int8 observation + action mask)")
     sizes = {}
