@@ -19,7 +19,9 @@ Where the numbers come from:
   one batch with its phase-1 observation.
 * **values**: the network's value head estimates the *acting* player's return. The rewards are zero-sum
   (``+1/k`` to each of ``k`` winners, ``-1/(3-k)`` to the others), so the two rivals get ``-v/2`` each: an
-  approximation, since the head never saw a position from a player who is not to move. Finished games are
+  approximation. With ``all_viewers=1`` each rival's entry is instead the head's value of the same position
+  encoded from that rival's view (the vector then centred, as returns sum to zero); the head was trained on
+  positions its player was to act in, so that is an approximation too. Finished games are
   valued exactly by their result (truncation, not a rule ending, is 0 for all, as in the environments).
 
 The tree is kept between moves: when the seat is asked again, the position reached after the rivals'
@@ -74,6 +76,7 @@ class SearchParams:
     c_puct: float = 1.5
     greedy: bool = True
     reuse_tree: bool = True
+    all_viewers: bool = False
 
     #: name -> (type, lower bound, upper bound, what it is)
     FIELDS: ClassVar[dict[str, tuple[type, float | None, float | None, str]]] = {
@@ -82,6 +85,7 @@ class SearchParams:
         "c_puct": (float, 0.0, 100.0, "exploration constant"),
         "greedy": (bool, None, None, "1: play the most visited move; 0: sample by visit counts"),
         "reuse_tree": (bool, None, None, "1: keep the subtree of the position reached between moves"),
+        "all_viewers": (bool, None, None, "1: value each player from its own view; 0: the acting player's"),
     }
 
     def __post_init__(self) -> None:
@@ -199,6 +203,11 @@ class SearchPolicy(Policy):
             batch_obs.append(o2.copy())
             batch_mask.append(m2.copy())
             sources.append(src)
+        rivals = [(p + k) % NUM_PLAYERS for k in range(1, NUM_PLAYERS)] if self.params.all_viewers else []
+        for q in rivals:  # the same position seen by a rival (not to act: its mask is empty; only the value is read)
+            oq, _ = self.driver.encode(game, q)
+            batch_obs.append(oq.copy())
+            batch_mask.append(np.ones_like(mask))
         logp, values = self.evaluate(np.stack(batch_obs), np.stack(batch_mask))
         moves: list[Move] = []
         priors: list[float] = []
@@ -218,6 +227,9 @@ class SearchPolicy(Policy):
         v = float(values[0])
         node.value = np.full(NUM_PLAYERS, -v / (NUM_PLAYERS - 1))
         node.value[p] = v
+        if rivals:
+            node.value[rivals] = values[len(batch_obs) - len(rivals) :]
+            node.value -= node.value.mean()  # returns are zero-sum
         return node.value
 
     def _select(self, node: Node) -> int:

@@ -178,3 +178,28 @@ def test_split_spec_reads_every_option() -> None:
     path, params = split_spec("search:a.pt?playouts=32&time=0.25&c_puct=2&greedy=0&reuse_tree=0")
     assert path == "a.pt"
     assert params == SearchParams(playouts=32, time=0.25, c_puct=2.0, greedy=False, reuse_tree=False)
+
+
+def test_all_viewers_values_each_rival_from_its_own_view() -> None:
+    """all_viewers=1: the rivals' entries come from their own encodings of the position, centred to sum 0."""
+
+    class RowEvaluator(UniformEvaluator):
+        def __call__(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            logp, _ = super().__call__(obs, mask)
+            self.viewer_rows = obs[-2:].copy()
+            return logp, np.arange(len(obs), dtype=np.float64)  # row i is valued i
+
+    game = Game.new(SMALL)
+    for all_viewers, expected_rows in ((False, None), (True, 2)):
+        evaluator = RowEvaluator()
+        seat = SearchPolicy(evaluator, SearchParams(playouts=1, all_viewers=all_viewers))
+        seat.act(game, 0)
+        root = Node(game.copy(), 0)
+        value = seat._expand(root)
+        assert abs(value.sum()) < 1e-12
+        if expected_rows is None:
+            assert value[1] == value[2] == -value[0] / 2  # the acting player's value, split between rivals
+        else:
+            # rows: phase 1, one per movable piece, then Green's and Red's views (valued by their row index)
+            assert value[1] < value[2]
+            assert not np.array_equal(evaluator.viewer_rows[0], evaluator.viewer_rows[1])
