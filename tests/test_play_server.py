@@ -463,6 +463,25 @@ def test_static_assets_and_traversal(tmp_path: Path) -> None:
             assert c.get(f"/static/{bad}").status_code == 404, bad
 
 
+def test_tutorial_highlights_the_piece_each_situation_checks(client: TestClient) -> None:
+    """Situations that check a piece's destinations (Paso 3, 8, 10 have no move) show it and where it may go
+    (rule 11.11), with the engine's kinds and colours (rule 11.1)."""
+    from dw_env import position
+
+    steps = {s["id"]: s for s in client.get("/api/tutorial").json()["steps"]}
+    scenarios = Path(__file__).parent / "scenarios"
+    for step_id, count in (("paso_03", 24), ("paso_10", 14)):
+        highlight = steps[step_id]["highlight"]
+        assert highlight["from"] == [19, -8]
+        assert len(highlight["destinations"]) == count
+        game = position.from_dict(json.loads((scenarios / f"{step_id}.json").read_text())["position"])
+        src = game.geometry.cell_index(19, -8)
+        engine = {game.geometry.cell_coord(d): f for d, f in game.destinations(src).items()}
+        assert {tuple(d["to"]) for d in highlight["destinations"]} == set(engine)
+        assert all(d["colour"] == "green" for d in highlight["destinations"])  # steps and fast knights
+    assert steps["paso_01"]["highlight"] is None  # nothing to point at
+
+
 def test_tutorial_api_serves_the_twenty_situations(client: TestClient) -> None:
     data = client.get("/api/tutorial").json()
     assert [s["id"] for s in data["steps"]] == [f"paso_{i:02d}" for i in range(1, 21)]

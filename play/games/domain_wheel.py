@@ -373,10 +373,32 @@ def _tutorial(directory: str) -> JSON:
                 "view": before,
                 "actions": actions,
                 "after": session.view(),
+                "highlight": _highlight(session.game, data.get("expect", {})),
                 "expect": data.get("expect", {}),
             }
         )
     return {"game": "domain_wheel", "layouts": layouts, "steps": steps}
+
+
+def _highlight(game: Game, expect: Mapping[str, Any]) -> JSON | None:
+    """Return the piece of an expectation's first destinations check and its destinations, from the engine.
+
+    The tutorial shows what a situation is about (rule 11.11): the piece it checks and where that piece may
+    go, coloured by move kind (rule 11.1). None when the expectation checks no destinations.
+    """
+    checks = expect.get("destinations")
+    first = (checks[0] if checks else None) if isinstance(checks, list) else checks
+    if not isinstance(first, Mapping) or "from" not in first:
+        return None
+    q, r = first["from"]
+    src = game.geometry.cell_index(q, r)
+    return {
+        "from": [q, r],
+        "destinations": [
+            {"to": cell(game.geometry, d), "kinds": move_kinds(f), "colour": move_colour(f)}
+            for d, f in (game.destinations(src).items() if not game.over else ())
+        ],
+    }
 
 
 def _tutorial_action(session: DomainWheelSession, action: Mapping[str, Any]) -> JSON:
@@ -384,7 +406,12 @@ def _tutorial_action(session: DomainWheelSession, action: Mapping[str, Any]) -> 
     game = session.game
     out: JSON = {"illegal": bool(action.get("illegal", False))}
     if "expect" in action:
-        return {"checkpoint": True, "expect": action["expect"], "view": session.view()}
+        return {
+            "checkpoint": True,
+            "expect": action["expect"],
+            "view": session.view(),
+            "highlight": _highlight(game, action["expect"]),
+        }
     if "move" in action:
         (q0, r0), (q1, r1) = action["move"]
         move = Move(game.geometry.cell_index(q0, r0), game.geometry.cell_index(q1, r1))
