@@ -194,6 +194,11 @@ class Room:
             "created": self.created,
         }
 
+    def replace_session(self, session: GameSession) -> None:
+        """Continue the room's game from another session (a test or tool setting up a position mid-room)."""
+        self.session = session
+        self._state = None
+
     def state(self) -> JSON:
         """Return the current state view (computed once per state)."""
         if self._state is None or self._state.get("ply") != self.session.ply:
@@ -280,14 +285,20 @@ class RoomManager:
         """Create a room from a ``POST /api/rooms`` body; return the answer with every human seat's token."""
         if not isinstance(body, dict):
             raise InputError("bad_message", f"the body must be a JSON object, got {protocol.brief(body)}")
-        allowed = ("game", "options", "seats", "ai_speed", "seed")
+        allowed = ("game", "options", "position", "seats", "ai_speed", "seed")
         for key in body:
             if key not in allowed:
                 raise InputError("bad_message", f"unknown field {protocol.brief(key)}", allowed=list(allowed))
         if len(self.rooms) >= self.max_rooms:
             raise InputError("room_full", f"the server already holds {len(self.rooms)} rooms (limit {self.max_rooms})")
         adapter = adapter_for(body.get("game", DEFAULT_GAME))
-        options = adapter.parse_options(body.get("options"))
+        start = None
+        if "position" in body:
+            if "options" in body:
+                raise InputError("bad_message", "give options or a position, not both (a position holds its options)")
+            options, start = adapter.parse_position(body["position"])
+        else:
+            options = adapter.parse_options(body.get("options"))
         speed = body.get("ai_speed", "normal")
         if speed not in protocol.AI_SPEEDS:
             raise InputError(
@@ -315,7 +326,11 @@ class RoomManager:
         room_id = secrets.token_urlsafe(6)
         while room_id in self.rooms:
             room_id = secrets.token_urlsafe(6)
-        room = Room(room_id, adapter, options, adapter.new_session(options, record_players(seats)), seats, speed)
+        players = record_players(seats)
+        session = (
+            adapter.new_session(options, players) if start is None else adapter.session_at(options, players, start)
+        )
+        room = Room(room_id, adapter, options, session, seats, speed)
         self.rooms[room_id] = room
         self._ensure_ai(room)
         answer_seats = []

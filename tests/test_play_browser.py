@@ -216,8 +216,7 @@ def test_end_request_needs_two_clicks(page: Any, live_server: LiveServer) -> Non
     scenario = json.loads((SCENARIOS / "paso_20.json").read_text(encoding="utf-8"))
     srv_room = live_server.rooms[room]
     players = srv_room.session.record()["players"]
-    srv_room.session = DomainWheelSession(position.from_dict(scenario["position"]), players)
-    srv_room._state = None
+    srv_room.replace_session(DomainWheelSession(position.from_dict(scenario["position"]), players))
     pg.reload()
     pg.wait_for_selector(f"{GAME}[data-ply]")
     end = pg.locator("[data-testid=end-request]")
@@ -261,8 +260,7 @@ def test_land_details_and_lands_being_taken(
     pg = page
     room = start_from_menu(pg, live_server, {"land_radius": 2, "map_radius": 4}, speed="fast")
     srv_room = live_server.rooms[room]
-    srv_room.session = scenario_session(scenario, srv_room.session.record()["players"])
-    srv_room._state = None
+    srv_room.replace_session(scenario_session(scenario, srv_room.session.record()["players"]))
     pg.reload()
     wait_state(pg, "d.turn === '0'")  # Green and Red (AIs) have answered
     layout = srv_room.adapter.layout(srv_room.options)
@@ -291,8 +289,7 @@ def test_centre_countdown_locks_the_king(page: Any, live_server: LiveServer) -> 
     pg = page
     room = start_from_menu(pg, live_server, {"land_radius": 2, "map_radius": 4}, speed="fast")
     srv_room = live_server.rooms[room]
-    srv_room.session = scenario_session("paso_19", srv_room.session.record()["players"], upto=1)
-    srv_room._state = None
+    srv_room.replace_session(scenario_session("paso_19", srv_room.session.record()["players"], upto=1))
     pg.reload()
     wait_state(pg, "d.turn === '0'")
     countdown = srv_room.session.game.countdown

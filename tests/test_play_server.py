@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from dw_env.rules import layout as lay
 from play.server import ServerConfig, create_app
 
 SMALL = {"land_radius": 1, "map_radius": 2}
@@ -461,6 +462,27 @@ def test_static_assets_and_traversal(tmp_path: Path) -> None:
         assert js.status_code == 200 and js.headers["content-type"].startswith("text/javascript")
         for bad in ("leak.txt", "..%2Fsecret.txt", "js/..%2F..%2Fsecret.txt", "%2e%2e/secret.txt", ".hidden", "js"):
             assert c.get(f"/static/{bad}").status_code == 404, bad
+
+
+def test_a_room_can_start_from_a_designers_position(client: TestClient) -> None:
+    """POST /api/rooms with a position (docs/POSITIONS.md) plays on from it; its options come with it."""
+    from dw_env import position
+
+    data = json.loads((Path(__file__).parent / "scenarios" / "paso_20.json").read_text())["position"]
+    game = position.from_dict(data)
+    answer = client.post(
+        "/api/rooms", json={"position": data, "seats": [{"type": "human"}, {"type": "human"}, {"type": "human"}]}
+    ).json()
+    assert answer["summary"]["ply"] == int(game.scalars[lay.PLY]) and answer["summary"]["turn"] == game.turn
+    assert answer["summary"]["options"] == game.options.to_dict()
+    with client.websocket_connect("/ws") as ws:
+        welcome = hello(ws, answer, seat=game.turn)
+        assert welcome["state"]["can_request_end"] is True  # Paso 20: Blue may request the end (rule 9.3)
+    both = client.post("/api/rooms", json={"position": data, "options": {}, "seats": []}).json()
+    assert both["error"]["code"] == "bad_message"
+    broken = client.post("/api/rooms", json={"position": {**data, "board": "x"}}).json()
+    assert broken["error"]["code"] == "bad_position" and "board" in broken["error"]["message"]
+    assert client.post("/api/rooms", json={"position": 7}).json()["error"]["code"] == "bad_position"
 
 
 def test_tutorial_highlights_the_piece_each_situation_checks(client: TestClient) -> None:

@@ -114,6 +114,17 @@ class GameAdapter(ABC):
     def new_session(self, options: Any, players: list[str], make_policy: Any = None) -> GameSession:
         """Return a session at the initial position; ``players`` names each seat's strategy for the record."""
 
+    def parse_position(self, data: Any) -> tuple[Any, Any]:
+        """Return (options, start) of a client's starting position (a designer's set-up); InputError if bad.
+
+        ``start`` is what :meth:`new_session` takes as ``start``. Games without a position format refuse.
+        """
+        raise InputError("bad_position", f"{self.title} rooms cannot start from a given position")
+
+    def session_at(self, options: Any, players: list[str], start: Any) -> GameSession:
+        """Return a session starting at ``start`` (from :meth:`parse_position`) instead of the initial position."""
+        raise InputError("bad_position", f"{self.title} rooms cannot start from a given position")
+
     @abstractmethod
     def layout(self, options: Any) -> JSON:
         """Return the static board layout for ``options`` (cells, lands, colours); the same for a whole game."""

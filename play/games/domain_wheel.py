@@ -272,6 +272,19 @@ class DomainWheelAdapter(GameAdapter):
     def new_session(self, options: Any, players: list[str], make_policy: Any = None) -> DomainWheelSession:
         return DomainWheelSession(Game.new(options), players)
 
+    def parse_position(self, data: Any) -> tuple[GameOptions, Game]:
+        """Return the options and game of a position (docs/POSITIONS.md), validated by the engine's loader."""
+        try:
+            game = position.from_dict(data)
+        except (position.PositionError, ValueError) as exc:
+            raise InputError("bad_position", f"position: {exc}") from None
+        if game.over:
+            raise InputError("bad_position", "position: the game in it is already over; give a position to play from")
+        return game.options, game
+
+    def session_at(self, options: Any, players: list[str], start: Any) -> DomainWheelSession:
+        return DomainWheelSession(start.copy(), players)
+
     def layout(self, options: Any) -> JSON:
         return layout(options)
 
