@@ -13,12 +13,14 @@ final terminal reward), which gives the critic a sensible start.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from dw_env.options import GameOptions
+from training.config import TrainConfig
 from training.league import ScriptedSeats
 
 
@@ -142,3 +144,20 @@ def clone(
             accuracy.append((masked.argmax(-1) == actions[idx]).float().mean().item())
         stats = {"loss": float(np.mean(losses)), "accuracy": float(np.mean(accuracy))}
     return stats
+
+
+def warm_start(net: Any, config: TrainConfig, writer: Any, device: Any) -> None:
+    """Clone the configured scripted AI into ``net`` before PPO; log its loss and accuracy, print a line."""
+    import os
+
+    im = config.imitation
+    started = time.perf_counter()
+    workers = im.workers or os.cpu_count() or 1
+    data = collect_parallel(config.options, im.teacher, im.decisions, seed=config.run.seed, workers=workers)
+    stats = clone(net, data, epochs=im.epochs, learning_rate=im.learning_rate, batch_size=im.batch_size, device=device)
+    for name, value in stats.items():
+        writer.add_scalar(f"imitation/{name}", value, 0)
+    print(
+        f"warm start: cloned {im.teacher} on {len(data['actions']):,} decisions in "
+        f"{time.perf_counter() - started:.0f} s (accuracy {stats['accuracy']:.1%})"
+    )

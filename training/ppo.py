@@ -42,6 +42,7 @@ from policies.network import HexPolicyNet, chunk_rows, evaluate_actions, policy_
 from training import run_folder
 from training.config import TrainConfig, to_yaml
 from training.evaluate import evaluate, format_results
+from training.imitation import warm_start
 from training.interrupt import StopRequest
 from training.league import LATEST, League, ScriptedSeats, game_result
 from training.resume import check_resumable, restore_training, save_checkpoint, saved_counters, training_state
@@ -395,25 +396,6 @@ def log_ratings(writer: Any, step: int, league: League) -> dict[str, float]:
         if name == "learner" or not name.startswith("past-"):
             writer.add_scalar(f"charts/rating/{name}", elo, step)
     return ratings
-
-
-def warm_start(net: nn.Module, config: TrainConfig, writer: Any, device: torch.device) -> None:
-    """Clone the configured scripted AI into ``net`` before PPO (training/imitation.py)."""
-    import os
-
-    from training.imitation import clone, collect_parallel
-
-    im = config.imitation
-    started = time.perf_counter()
-    workers = im.workers or os.cpu_count() or 1
-    data = collect_parallel(config.options, im.teacher, im.decisions, seed=config.run.seed, workers=workers)
-    stats = clone(net, data, epochs=im.epochs, learning_rate=im.learning_rate, batch_size=im.batch_size, device=device)
-    for name, value in stats.items():
-        writer.add_scalar(f"imitation/{name}", value, 0)
-    print(
-        f"warm start: cloned {im.teacher} on {len(data['actions']):,} decisions in "
-        f"{time.perf_counter() - started:.0f} s (accuracy {stats['accuracy']:.1%})"
-    )
 
 
 # ---- the run ------------------------------------------------------------------------------------------
