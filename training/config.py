@@ -342,6 +342,12 @@ def _message(error: Mapping[str, Any]) -> str:
         reason = str(error.get("ctx", {}).get("error", error["msg"]))
         return f"{where}: {reason}" if where else reason
     got = brief(error.get("input"))
+    if loc and loc[-1] == "[key]":  # a mapping key that is not a string (YAML reads `1:` as a number)
+        return f"{_path(loc[:-2])}: keys must be names (strings), got {got}"
+    if kind == "invalid_key" and loc[:1] and loc[0] in SECTIONS:
+        return f"unknown key {got} in {loc[0]}; allowed in {loc[0]!r}: {', '.join(SECTIONS[loc[0]].model_fields)}"
+    if loc == ("game",):
+        return f"game: must be a mapping of game options ({', '.join(GameOptions().to_dict())}), got {got}"
     if kind in ("model_type", "model_attributes_type", "dict_type") and len(loc) == 1 and loc[0] in SECTIONS:
         keys = ", ".join(SECTIONS[loc[0]].model_fields)
         return f"{where}: must be a mapping of keys ({keys}), got {got}"
@@ -365,6 +371,9 @@ def from_dict(data: Any) -> TrainConfig:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError(f"a config must be a mapping of sections ({', '.join(ALL_SECTIONS)}), got {brief(data)}")
+    for key in data:
+        if key not in ALL_SECTIONS:
+            raise ConfigError(f"unknown section {brief(key)}; allowed: {', '.join(ALL_SECTIONS)}")
     sections = {key: value for key, value in data.items() if value is not None}  # "ppo:" alone: the defaults
     try:
         return TrainConfig.model_validate(sections)
