@@ -6,7 +6,9 @@
   model card ``NAME.md`` next to it (its first paragraph and its "Game" row are extracted);
 * package: every folder holding ``strategy.json`` (an exported strategy, policies/package.py), id
   ``package:NAME``; its card is the manifest's description, game (trained and accepted options),
-  strength and provenance.
+  strength and provenance;
+* search: every checkpoint again, played by tree search over its network (policies/search.py) with
+  :data:`SEARCH_PLAYOUTS` playouts a move, id ``search:NAME.pt``; its card is the checkpoint's.
 
 Clients only ever send ids; ``Catalogue.get(id).spec`` maps an id back to the registered name or the file
 the server found, which :func:`policies.files.make_seat_policy` loads. No client-given path is loaded.
@@ -26,6 +28,8 @@ from policies import registry
 #: the repository's shipped checkpoints, searched after the folders given on the command line
 DEFAULT_DIRS: tuple[Path, ...] = (Path(__file__).resolve().parents[1] / "checkpoints",)
 _CARD_LIMIT = 20_000
+#: the search seat's budget in the menu: about half a second a move on the standard map on one core
+SEARCH_PLAYOUTS = 64
 _GAME_ROW = re.compile(r"^\|\s*Game\s*\|\s*(.+?)\s*\|\s*$", re.MULTILINE)
 
 
@@ -128,18 +132,20 @@ def discover(dirs: list[Path] | tuple[Path, ...]) -> list[Strategy]:
         if not directory.is_dir():
             continue
         for path in sorted(directory.iterdir()):
+            entries = []
             if path.is_file() and path.suffix.lower() == ".pt":
-                sid = f"checkpoint:{path.name}"
-                entry = Strategy(sid, "checkpoint", path.stem, str(path.resolve()), _model_card(path))
+                card = _model_card(path)
+                entries.append(Strategy(f"checkpoint:{path.name}", "checkpoint", path.stem, str(path.resolve()), card))
+                spec = f"search:{path.resolve()}?playouts={SEARCH_PLAYOUTS}"
+                name = f"{path.stem} + búsqueda ({SEARCH_PLAYOUTS})"
+                entries.append(Strategy(f"search:{path.name}", "search", name, spec, card))
             elif path.is_dir() and (path / "strategy.json").is_file():
-                sid = f"package:{path.name}"
                 name, card = _package_card(path)
-                entry = Strategy(sid, "package", name, str(path.resolve()), card)
-            else:
-                continue
-            if sid not in seen:  # the first folder wins a name clash (command-line folders come first)
-                seen.add(sid)
-                found.append(entry)
+                entries.append(Strategy(f"package:{path.name}", "package", name, str(path.resolve()), card))
+            for entry in entries:
+                if entry.id not in seen:  # the first folder wins a name clash (command-line folders come first)
+                    seen.add(entry.id)
+                    found.append(entry)
     return found
 
 

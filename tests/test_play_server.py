@@ -112,6 +112,28 @@ def test_menu_lists_options_and_every_strategy_with_cards(client: TestClient) ->
     assert set(menu["ai_speeds"]) == {"normal", "fast", "instant"}
 
 
+def test_a_search_seat_is_offered_for_every_checkpoint_and_plays(client: TestClient) -> None:
+    """Every checkpoint is also offered as a tree-search seat (policies/search.py), and such a seat answers."""
+    menu = client.get("/api/menu").json()
+    search = {s["id"]: s for s in menu["strategies"] if s["kind"] == "search"}
+    checkpoints = {s["id"] for s in menu["strategies"] if s["kind"] == "checkpoint"}
+    assert {sid.replace("search:", "checkpoint:") for sid in search} == checkpoints
+    assert search["search:small-agent.pt"]["card"]["game"]  # the checkpoint's own card
+    room = make_room(
+        client,
+        seats=[
+            {"type": "human"},
+            {"type": "ai", "strategy": "search:small-agent.pt"},
+            {"type": "ai", "strategy": "random"},
+        ],
+    )
+    with client.websocket_connect("/ws") as ws:
+        state = hello(ws, room)["state"]
+        ws.send_json({"type": "pass"})
+        state = read_until(ws, lambda m: m["type"] == "state" and m["state"]["ply"] >= 3)["state"]
+        assert state["turn"] == 0 and not state["over"]
+
+
 def test_arena_tables_are_read_by_column_name() -> None:
     from play.strategies import arena_results
 
