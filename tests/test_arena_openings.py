@@ -234,3 +234,11 @@ def test_cli_opening_defaults_match_the_config() -> None:
     from dw_cli.commands import arena
 
     assert (arena.DEFAULT_OPENING_PLIES, arena.MAX_OPENING_PLIES) == (DEFAULT_OPENING_PLIES, MAX_OPENING_PLIES)
+
+
+def test_repeated_losses_are_counted_by_outcome() -> None:
+    """A sampling agent that loses the same way again differs only in idle moves: still the same loss."""
+    config = ArenaConfig((("x", "y", "y"),), games_per_lineup=3, bootstrap=0)
+    rows = [_row(i, ["x", "y", "y"], ["green"], f"moves-{i}", [2, 20, 1]) for i in range(3)]
+    x = summarize(config, rows)["strategies"][0]
+    assert (x["distinct_games"], x["distinct_outcomes"], x["max_repeated_loss"]) == (3, 1, 3)

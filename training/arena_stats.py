@@ -45,6 +45,7 @@ CONVENTIONS = {
     "ess": "Kish effective sample size n^2 / sum(m^2) over the multiplicities m of the distinct outcomes; "
     "ci95_ess: the Wilson interval of the same win rate at n = ess (what is known beyond the repeats)",
     "worst_seat": "the seat (colour) in which a strategy has its lowest win rate, with its Wilson interval",
+    "max_repeated_loss": "how many times the strategy's most repeated lost (or truncated) outcome occurred",
 }
 
 
@@ -102,8 +103,8 @@ class _Diversity:
     def add(self, row: Row, seat: int, won: bool) -> None:
         self.games[(game_key(row), seat)] += 1
         self.outcomes[(outcome_key(row), seat)] += 1
-        if not won:
-            self.losses[(game_key(row), seat)] += 1
+        if not won:  # by outcome: a sampling seat rarely repeats a move list exactly, but does lose alike
+            self.losses[(outcome_key(row), seat)] += 1
 
     def entry(self, wins: float, n: int) -> dict[str, Any]:
         """Return ``{distinct_games, distinct_outcomes, ess, ci95_ess, max_repeats, max_repeated_loss}``."""
