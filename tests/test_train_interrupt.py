@@ -109,3 +109,18 @@ def test_sigint_writes_checkpoint_and_policy_then_resumes_bit_identical(runs: di
     assert runs["resumed_rc"] == 0, runs["resumed_err"][-2000:]
     assert runs["straight_rc"] == 0, runs["straight_err"][-2000:]
     _assert_same_run(runs["straight"], runs["interrupted"])
+
+
+def test_sigterm_stops_cleanly_with_status_143(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    process = _start(["--config", CONFIG, "--run-dir", str(folder), *SETTINGS], hash_seed=5)
+    deadline = time.monotonic() + LIMIT
+    while not (folder / "checkpoint.pt").exists() and process.poll() is None:
+        assert time.monotonic() < deadline, "the run wrote no checkpoint"
+        time.sleep(0.01)
+    process.send_signal(signal.SIGTERM)
+    code, err = _finish(process)
+    assert code == 143, err[-2000:]
+    assert "stopped by SIGTERM" in err and "Traceback" not in err
+    assert (folder / "policy.pt").exists()
+    assert checkpoint.load(folder / "checkpoint.pt")["counters"]["updates"] < UPDATES
