@@ -94,8 +94,8 @@ def format_table(summary: dict[str, Any]) -> str:
     lines += [
         "",
         f"Games: {overall['games']} ({overall.get('distinct_games', '?')} distinct, "
-        f"{overall.get('distinct_outcomes', '?')} distinct outcomes, the most repeated one "
-        f"{overall.get('max_repeats', '?')} times); rounds mean {overall['mean_rounds']:.1f}, median "
+        f"{overall.get('distinct_outcomes', '?')} distinct outcomes, the most repeated outcome "
+        f"{overall.get('max_repeated_outcome', '?')} times); rounds mean {overall['mean_rounds']:.1f}, median "
         f"{overall['median_rounds']:g}, range {overall['min_rounds']}-{overall['max_rounds']}; ended by {ended}; "
         f"by a rule (not truncation) {100 * overall['rule_endings']:.1f}%",
         "Per-strategy columns count seat-games (a strategy in two seats of a game counts twice); endings are "

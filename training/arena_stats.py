@@ -217,6 +217,7 @@ def _diversity_of_games(rows: Sequence[Row]) -> dict[str, Any]:
         "distinct_outcomes": len(outcomes),
         "ess": len(rows) ** 2 / squares if squares else 0.0,
         "max_repeats": max(Counter(game_key(r) for r in rows).values(), default=0),
+        "max_repeated_outcome": max(outcomes.values(), default=0),
     }
 
 
