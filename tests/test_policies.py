@@ -272,7 +272,7 @@ def test_bench_ai_smoke(capsys: pytest.CaptureFixture[str]) -> None:
     """``dw bench ai`` end to end on a tiny budget: every policy timed, Random the reference."""
     from dw_cli.bench.ai import run
 
-    results = run(seconds=0.05)
+    results = run(seconds=0.1)
     assert set(results) == set(NAMES)
     assert all(r["decisions"] > 0 and r["median_ms"] > 0 for r in results.values())
     assert "vs random" in capsys.readouterr().out
