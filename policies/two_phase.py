@@ -31,7 +31,9 @@ from dw_env.envs.observation import (
     encode_observation,
 )
 from dw_env.envs.observation import new_encoder_workspace as encoder_workspace
+from dw_env.errors import brief
 from dw_env.geometry import build_geometry
+from dw_env.info import NUM_PLAYERS
 from dw_env.options import GameOptions
 
 #: the game a strategy package is for, and the version of its rules (../shared/rules/domain-wheel-spec.md,
@@ -78,6 +80,14 @@ class TwoPhaseDriver:
 
         The arrays are the driver's own buffers, overwritten by the next call: copy them to keep them.
         """
+        # the compiled encoder indexes its frame tables by viewer and cell: check both here, cheaply
+        if isinstance(viewer, bool) or not isinstance(viewer, int | np.integer) or not 0 <= viewer < NUM_PLAYERS:
+            raise ValueError(f"viewer must be a seat 0..{NUM_PLAYERS - 1}, got {brief(viewer)}")
+        if selected >= self.geometry.num_cells or game.options != self.options:
+            raise ValueError(
+                f"selected cell {brief(selected)} or the game's options do not fit this driver's map "
+                f"({map_text(map_key(self.options))}, {self.geometry.num_cells} cells)"
+            )
         self._ctrl[CTRL_PHASE], self._ctrl[CTRL_SELECTED] = (0, -1) if selected < 0 else (1, selected)
         encode_observation(
             self._tables,

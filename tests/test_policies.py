@@ -305,3 +305,18 @@ def test_make_takes_every_kind_of_seat_spec() -> None:
     assert type(policies.make(f"search:{root / 'small-agent.pt'}?playouts=2", seed=1)).__name__ == "SearchPolicy"
     with pytest.raises(ValueError, match="unknown strategy"):
         policies.make("no-such-strategy")
+
+
+@pytest.mark.parametrize("seat", [3, -1, True, 1.0])
+def test_learned_seats_refuse_a_seat_outside_0_to_2(seat: Any) -> None:
+    """The compiled encoder indexes tables by seat: a bad one is a clear error, not an out-of-bounds read."""
+    from pathlib import Path
+
+    import policies
+    from dw_env.engine import Game
+
+    root = Path(__file__).resolve().parents[1] / "checkpoints"
+    game = Game.new(land_radius=1, map_radius=2)
+    for spec in (root / "small-agent.pt", root / "small-agent"):
+        with pytest.raises(ValueError, match="seat 0..2"):
+            policies.make(str(spec)).act(game, seat)
