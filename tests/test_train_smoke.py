@@ -136,3 +136,19 @@ def test_bad_config_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["train", "--config", str(path)]) == 2
     err = capsys.readouterr().err
     assert "unknown key ppo.learning_rat" in err and "allowed in 'ppo': learning_rate" in err
+
+
+def test_an_exploiter_objective_trains_and_is_recorded(tmp_path: Path) -> None:
+    """``env.objective`` swaps the reward for an exploiter's (training/objectives.py); the run records it."""
+    run = tmp_path / "exploiter"
+    args = ["train", "--config", CONFIG, "--run-dir", str(run), "--set", "env.objective=centre_denial"]
+    assert main([*args, "--set", "run.stop_after_updates=1", "--set", "eval.final_games=0"]) == 0
+    assert "objective: centre_denial" in (run / "config.yaml").read_text()
+    assert checkpoint.load(run / "checkpoint.pt")["counters"]["updates"] == 1
+
+
+def test_an_unknown_objective_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["train", "--config", CONFIG, "--run-dir", str(tmp_path / "r"), "--set", "env.objective=cheat"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "env.objective" in err and "centre_denial" in err

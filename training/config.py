@@ -125,6 +125,9 @@ class EnvConfig(_Section):
     #: this weight x sum over lands of points x hold counter / K (rule 6.4) / total points; it guides the
     #: first conquests without changing which policies are optimal (0: off)
     conquest_shaping: float = _float(1.0, 0.0, 100.0)
+    #: what the learner is rewarded for: ``win`` (the game's result, rule 9.5) or an exploiter objective of
+    #: training/objectives.py (``lead_at_truncation``, ``centre_denial``) that searches the rules for loopholes
+    objective: Literal["win", "lead_at_truncation", "centre_denial"] = "win"
 
 
 class PPOConfig(_Section):

@@ -15,10 +15,9 @@ Each objective gives every seat its reward of one vector step, float32 ``[N, 3]`
   the centre throne (the entry ban 5.1(i) then keeps every rival king out), nothing for the result: it pays
   to park (A49).
 
-:class:`ObjectiveVectorEnv` is the batched env with its rewards replaced by an objective. Training uses it
-through one option (not wired yet: training/ppo.py and training/config.py belong to the training helper):
-``EnvConfig.objective`` (one of :data:`OBJECTIVES`) and, where ppo.py's ``start_session`` builds the env,
-``ObjectiveVectorEnv(..., objective=config.env.objective)`` instead of ``DomainWheelVectorEnv(...)``.
+:class:`ObjectiveVectorEnv` is the batched env with its rewards replaced by an objective; ``dw train`` uses
+it for every run, with ``env.objective`` of the config (training/config.py) choosing the reward
+(``--set env.objective=centre_denial``).
 """
 
 from __future__ import annotations

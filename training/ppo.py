@@ -35,7 +35,6 @@ from numpy.typing import NDArray
 from torch import nn
 
 from dw_env.envs.observation import GF_K, LF_HOLD, LF_POINTS, ObservationLayout, describe_observation
-from dw_env.envs.vector import DomainWheelVectorEnv
 from dw_env.geometry import build_geometry
 from policies import checkpoint
 from policies.network import HexPolicyNet, chunk_rows, evaluate_actions, policy_step
@@ -45,6 +44,7 @@ from training.evaluate import evaluate, format_results
 from training.imitation import warm_start
 from training.interrupt import StopRequest
 from training.league import LATEST, League, ScriptedSeats, game_result
+from training.objectives import ObjectiveVectorEnv
 from training.resume import check_resumable, restore_training, save_checkpoint, saved_counters, training_state
 
 
@@ -455,7 +455,15 @@ def start_session(
     layout = describe_observation(options)
     rng = seed_everything(config.run.seed)
     threads = env_threads(config.run.env_threads)
-    env = DomainWheelVectorEnv(n, options, threads, config.run.seed, score_shaping=config.env.score_shaping, copy=False)
+    env = ObjectiveVectorEnv(
+        n,
+        options,
+        threads,
+        config.run.seed,
+        score_shaping=config.env.score_shaping,
+        copy=False,
+        objective=config.env.objective,
+    )
     net = make_network(config, device)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.ppo.learning_rate, eps=1e-5)
     league = League(config.league, n)
