@@ -1,0 +1,25 @@
+"""``dw bench train``'s configs: the default training run, minus the warm start and the evaluation."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch")
+
+from dw_cli.bench.train import TARGET, bench_config  # noqa: E402
+from training.config import TrainConfig  # noqa: E402
+
+
+def test_the_small_map_runs_the_default_config(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    config, default = bench_config("small", 30, str(tmp_path)), TrainConfig()
+    assert config.options == default.options and config.network == default.network and config.env == default.env
+    assert config.run.torch_threads == default.run.torch_threads
+    assert config.imitation.teacher == "none" and config.eval.final_games == 0
+    assert config.run.max_minutes == 0.5
+
+
+def test_the_standard_map_changes_only_the_map(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    config, default = bench_config("standard", 30, str(tmp_path)), TrainConfig()
+    assert (config.options.land_radius, config.options.map_radius) == (2, 4)
+    assert config.run.torch_threads == default.run.torch_threads and config.network == default.network
+    assert TARGET == 3000
