@@ -386,7 +386,8 @@ def _tutorial(directory: str) -> JSON:
                 "view": before,
                 "actions": actions,
                 "after": session.view(),
-                "highlight": _highlight(session.game, data.get("expect", {})),
+                # a situation with no action to play shows the piece it is about (its `view` is its `after`)
+                "highlight": None if actions else _highlight(session.game, data.get("expect", {})),
                 "expect": data.get("expect", {}),
             }
         )
