@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+
+# OpenMP workers (numba's and torch's) spin between parallel regions unless told otherwise; on a shared
+# machine the spinning starves the other threads. Torch starts its pool on import, before the vector env
+# could set this, so the command line sets it first; a value the user set wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from dw_env.info import GAME_TITLE
 
