@@ -6,7 +6,9 @@ Everything else (spaces, network shapes, tables) is derived from these and from
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
+
+import numpy as np
 
 from dw_env.errors import brief
 
@@ -39,3 +41,13 @@ def player_index(name: str) -> int:
         return PLAYER_NAMES.index(name)
     except ValueError:
         raise ValueError(f"unknown player {brief(name)}; allowed: {', '.join(PLAYER_NAMES)}") from None
+
+
+def check_truncation_reward(value: Any) -> float:
+    """Return ``value`` as a float if it is a finite number in the reward range, else raise ValueError."""
+    low, high = REWARD_RANGE
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ValueError(f"truncation_reward must be a number in {low}..{high}, got {brief(value)}")
+    if not low <= float(value) <= high:  # also refuses nan
+        raise ValueError(f"truncation_reward={brief(value)} is out of range; allowed: {low}..{high} (REWARD_RANGE)")
+    return float(value)

@@ -164,3 +164,17 @@ def test_returned_masks_are_the_callers_own() -> None:
     actions = venv.sample_actions()
     masks[:] = 0  # the caller's copy: the env still checks against its own
     venv.step(actions)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), 2.0, True, "0"])
+def test_truncation_reward_must_be_a_finite_reward(value: Any) -> None:
+    """The same rule as the AEC env: a number in the reward range (dw_env.info.REWARD_RANGE)."""
+    with pytest.raises(ValueError, match="truncation_reward"):
+        DomainWheelVectorEnv(2, {"land_radius": 1, "map_radius": 2}, truncation_reward=value)
+
+
+@pytest.mark.parametrize("index", [True, 2, -1, 1.0])
+def test_game_index_must_be_an_integer_in_range(index: Any) -> None:
+    env = DomainWheelVectorEnv(2, {"land_radius": 1, "map_radius": 2})
+    with pytest.raises(ValueError, match="env index"):
+        env.game(index)

@@ -30,7 +30,7 @@ from dw_env.envs.observation import (
 )
 from dw_env.envs.transition import SELECTED, step_and_observe
 from dw_env.errors import brief
-from dw_env.info import NUM_PLAYERS, PLAYER_NAMES, REWARD_RANGE
+from dw_env.info import NUM_PLAYERS, PLAYER_NAMES, check_truncation_reward
 from dw_env.options import GameOptions
 from dw_env.rules import layout as lay
 
@@ -45,16 +45,6 @@ def _as_action(action: Any, num_actions: int) -> int:
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
         raise ValueError(f"action must be an integer in 0..{num_actions - 1}, got {action!r}")
     return int(action)
-
-
-def check_truncation_reward(value: Any) -> float:
-    """Return ``value`` as a float if it is a finite number in the reward range, else raise ValueError."""
-    low, high = REWARD_RANGE
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
-        raise ValueError(f"truncation_reward must be a number in {low}..{high}, got {brief(value)}")
-    if not low <= float(value) <= high:  # also refuses nan
-        raise ValueError(f"truncation_reward={brief(value)} is out of range; allowed: {low}..{high} (REWARD_RANGE)")
-    return float(value)
 
 
 class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming convention

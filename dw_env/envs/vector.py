@@ -61,7 +61,8 @@ from dw_env.envs.observation import (
     new_encoder_workspace,
 )
 from dw_env.envs.transition import env_step
-from dw_env.info import NUM_PLAYERS
+from dw_env.errors import brief
+from dw_env.info import NUM_PLAYERS, check_truncation_reward
 from dw_env.options import GameOptions
 from dw_env.rules.layout import END_REASON, END_TRUNCATION, OVER, ROUND, TURN, WINNERS
 from dw_env.rules.territory import score
@@ -214,7 +215,7 @@ class DomainWheelVectorEnv:
             raise ValueError(f"score_shaping must be true or false, got {score_shaping!r}")
         self.options = _options(options)
         self.score_shaping = score_shaping
-        self.truncation_reward = float(truncation_reward)
+        self.truncation_reward = check_truncation_reward(truncation_reward)
         self.copy = bool(copy)
         self.rng = np.random.default_rng(seed)
         self.geometry = g = Game.new(self.options).geometry
@@ -358,8 +359,8 @@ class DomainWheelVectorEnv:
 
     def game(self, i: int) -> Game:
         """Return a copy of game ``i`` as an engine :class:`Game` (for inspection and rendering)."""
-        if not 0 <= i < self.num_envs:
-            raise ValueError(f"env index {i} is out of range; allowed: 0..{self.num_envs - 1}")
+        if isinstance(i, bool | np.bool_) or not isinstance(i, int | np.integer) or not 0 <= i < self.num_envs:
+            raise ValueError(f"env index must be an integer in 0..{self.num_envs - 1}, got {brief(i)}")
         return Game(self.options, self._boards[i].copy(), self._lands[i].copy(), self._scalars[i].copy())
 
     def close(self) -> None:
