@@ -207,6 +207,37 @@ def test_scripted_ai_refuses_state_that_does_not_fit(change: dict[str, Any], mes
 
 
 # ---- finding 6: messages, not tracebacks --------------------------------------------------------------
+def _set_env_array(name: str, index: tuple[int, ...], value: int) -> Any:
+    def change(payload: dict[str, Any]) -> None:
+        array = payload["training"]["table"]["env"][name]
+        array[index] = value
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (_set_env_array("_boards", (0, 5), 99), r"game slot 0 is not a valid position"),
+        (_set_env_array("_scalars", (3, 0), -7), r"game slot 3 is not a valid position"),
+        (_set_env_array("_ctrls", (1, 1), 10**6), r"_ctrls \(selected cell\)"),
+        (_set_env_array("_ctrls", (1, 0), 5), r"_ctrls \(phase\)"),
+    ],
+    ids=["piece-code", "turn", "selected-cell", "phase"],
+)
+def test_games_in_progress_must_be_positions_the_engine_accepts(
+    run: Path, tmp_path: Path, change: Any, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The compiled kernels index their tables by these values: garbage is refused before anything is restored."""
+    folder = _copy_run(run, tmp_path)
+    _tamper(folder / "checkpoint.pt", change)
+    before = _snapshot(folder)
+    assert main(["train", "--resume", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and re.search(message, err), err
+    assert _snapshot(folder) == before
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

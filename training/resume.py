@@ -33,6 +33,8 @@ import torch
 from numpy.typing import NDArray
 from torch import nn
 
+from dw_env.engine import Game
+from dw_env.envs.observation import CTRL_PHASE, CTRL_SELECTED
 from dw_env.errors import brief
 from policies import checkpoint
 from policies import state as st
@@ -335,6 +337,23 @@ def _read_scripted(value: Any, table: TableLike, first_scripted: int) -> dict[tu
     return policies
 
 
+def _check_games(env: Any, saved: dict[str, Any]) -> None:
+    """Raise StateError unless every saved game slot is a position the engine accepts (the compiled kernels
+    index tables by its values) and its control row names a phase 0/1 and a cell of the map or -1."""
+    boards, lands, scalars = (saved.get(name) for name in ("_boards", "_lands", "_scalars"))
+    if boards is None or lands is None or scalars is None:
+        return  # an env without game arrays of its own: nothing to check here
+    for i in range(len(boards)):
+        try:
+            Game(env.options, boards[i].copy(), lands[i].copy(), scalars[i].copy())
+        except ValueError as exc:
+            raise st.StateError(f"table.env: game slot {i} is not a valid position: {exc}") from None
+    ctrls = saved.get("_ctrls")
+    if ctrls is not None:
+        _in_range(ctrls[:, CTRL_PHASE], "table.env._ctrls (phase)", 0, 1)
+        _in_range(ctrls[:, CTRL_SELECTED], "table.env._ctrls (selected cell)", -1, env.geometry.num_cells - 1)
+
+
 def _read_table(value: Any, table: TableLike, rollout: RolloutLike, known: set[str]) -> dict[str, Any]:
     saved = st.check_keys(
         value,
@@ -353,6 +372,7 @@ def _read_table(value: Any, table: TableLike, rollout: RolloutLike, known: set[s
             )
         else:
             env_out[name] = _array(env_in[name], target, f"table.env.{name}")
+    _check_games(env, env_out)
     n = len(table.opponent)
     out: dict[str, Any] = {"env": env_out}
     for name in ("obs", "masks", "player", "seat", "games"):
