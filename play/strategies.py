@@ -10,12 +10,16 @@
 * search: every checkpoint again, played by tree search over its network (policies/search.py) with
   :data:`SEARCH_PLAYOUTS` playouts a move, id ``search:NAME.pt``; its card is the checkpoint's.
 
+Checkpoints and search seats are listed only where torch is installed (the ``train`` extra); an install
+with the ``play`` extra alone offers the scripted AIs and the exported packages.
+
 Clients only ever send ids; ``Catalogue.get(id).spec`` maps an id back to the registered name or the file
 the server found, which :func:`policies.files.make_seat_policy` loads. No client-given path is loaded.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from dataclasses import dataclass
@@ -124,6 +128,11 @@ def _package_card(folder: Path) -> tuple[str, JSON | None]:
     return name, card
 
 
+def _torch_installed() -> bool:
+    """Checkpoints (and search over them) need torch; a play-only install offers packages instead."""
+    return importlib.util.find_spec("torch") is not None
+
+
 def discover(dirs: list[Path] | tuple[Path, ...]) -> list[Strategy]:
     """Return every strategy: the registered AIs, then checkpoints and packages found in ``dirs``."""
     found = [Strategy(name, "scripted", registry.display_name(name), name) for name in registry.available()]
@@ -133,7 +142,7 @@ def discover(dirs: list[Path] | tuple[Path, ...]) -> list[Strategy]:
             continue
         for path in sorted(directory.iterdir()):
             entries = []
-            if path.is_file() and path.suffix.lower() == ".pt":
+            if path.is_file() and path.suffix.lower() == ".pt" and _torch_installed():
                 card = _model_card(path)
                 entries.append(Strategy(f"checkpoint:{path.name}", "checkpoint", path.stem, str(path.resolve()), card))
                 spec = f"search:{path.resolve()}?playouts={SEARCH_PLAYOUTS}"

@@ -582,3 +582,12 @@ def test_real_uvicorn_on_loopback(records: Path) -> None:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def test_without_torch_only_scripted_ais_and_packages_are_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A play-only install (no torch) lists no checkpoint it could not load."""
+    from play import strategies
+
+    monkeypatch.setattr(strategies, "_torch_installed", lambda: False)
+    kinds = {s.kind for s in strategies.Catalogue().entries()}
+    assert kinds == {"scripted", "package"}
