@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dw_cli.commands.arguments import int_at_least
+
 #: upper bounds that catch typos before they schedule a billion games or fork a thousand processes
 MAX_GAMES = 1_000_000
 MAX_WORKERS = 256
@@ -22,21 +24,6 @@ MAX_SEED = 2**63 - 1
 #: import the engine (a test checks they agree)
 DEFAULT_OPENING_PLIES = 3
 MAX_OPENING_PLIES = 30
-
-
-def _int_at_least(low: int, high: int | None = None) -> Any:
-    allowed = f"an integer >= {low}" if high is None else f"an integer {low}..{high}"
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be {allowed}, got {text!r}") from None
-        if value < low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"must be {allowed}, got {value}")
-        return value
-
-    return parse
 
 
 def register(subparsers: Any) -> None:
@@ -62,20 +49,20 @@ def register(subparsers: Any) -> None:
         "--lineup", action="append", default=[], metavar="A,B,C", help="a fixed line-up of three seats; repeatable"
     )
     run = p.add_argument_group("how many")
-    run.add_argument("--games", type=_int_at_least(1, MAX_GAMES), default=60, help="games per line-up (default 60)")
-    run.add_argument("--seed", type=_int_at_least(0, MAX_SEED), default=0, help="base seed (default 0)")
+    run.add_argument("--games", type=int_at_least(1, MAX_GAMES), default=60, help="games per line-up (default 60)")
+    run.add_argument("--seed", type=int_at_least(0, MAX_SEED), default=0, help="base seed (default 0)")
     run.add_argument(
-        "--workers", type=_int_at_least(1, MAX_WORKERS), default=None, help="worker processes (default: all cores)"
+        "--workers", type=int_at_least(1, MAX_WORKERS), default=None, help="worker processes (default: all cores)"
     )
     run.add_argument(
         "--bootstrap",
-        type=_int_at_least(0, MAX_BOOTSTRAP),
+        type=int_at_least(0, MAX_BOOTSTRAP),
         default=200,
         help="bootstrap resamples for the rating (default 200)",
     )
     run.add_argument(
         "--opening-plies",
-        type=_int_at_least(0, MAX_OPENING_PLIES),
+        type=int_at_least(0, MAX_OPENING_PLIES),
         default=DEFAULT_OPENING_PLIES,
         metavar="K",
         help=f"start every game with K random legal plies, the same for game j of every seating and line-up "
@@ -103,7 +90,7 @@ def register(subparsers: Any) -> None:
         help="replace an earlier run's files in --out (only the arena's own files; nothing else is touched)",
     )
     out.add_argument(
-        "--save-games", type=_int_at_least(0), default=0, metavar="K", help="save K selected games (needs --out)"
+        "--save-games", type=int_at_least(0), default=0, metavar="K", help="save K selected games (needs --out)"
     )
     out.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=run_command)

@@ -11,23 +11,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+from dw_cli.commands.arguments import int_at_least
+
 
 def _display_name(text: str) -> tuple[str, str]:
     lang, sep, name = text.partition("=")
     if sep and 2 <= len(lang) <= 3 and lang.isalpha():
         return lang, name
     return "en", text
-
-
-def _count(text: str) -> int:
-    """Return a count >= 0 (argparse type); the arena's checks read the same way."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value}")
-    return value
 
 
 def register(subparsers: Any) -> None:
@@ -66,16 +57,20 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--measure",
-        type=_count,
+        type=int_at_least(0),
         default=0,
         metavar="GAMES",
         help="measure the package in the arena: GAMES per opponent line-up (default 0: copy the model card)",
     )
     p.add_argument(
-        "--parity", type=_count, default=0, metavar="N", help="check N positions against the checkpoint (default 0)"
+        "--parity",
+        type=int_at_least(0),
+        default=0,
+        metavar="N",
+        help="check N positions against the checkpoint (default 0)",
     )
-    p.add_argument("--workers", type=_count, default=None, help="arena worker processes (default: all cores)")
-    p.add_argument("--seed", type=_count, default=0, help="seed of the arena and the parity games (default 0)")
+    p.add_argument("--workers", type=int_at_least(0), default=None, help="arena worker processes (default: all cores)")
+    p.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the arena and the parity games (default 0)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=run_command)
 

@@ -14,15 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-
-def _workers(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
-    return value
+from dw_cli.commands.arguments import int_at_least
 
 
 def register(subparsers: Any) -> None:
@@ -37,7 +29,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("spec", type=Path, help="the study's YAML spec (configs/sweeps/*.yaml)")
     p.add_argument("--out", type=Path, default=None, help="output folder (default runs/sweeps/<name>)")
-    p.add_argument("--workers", type=_workers, default=None, help="worker processes (default: all cores)")
+    p.add_argument("--workers", type=int_at_least(1), default=None, help="worker processes (default: all cores)")
     p.add_argument("--fresh", action="store_true", help="replay every cell, ignoring the cache")
     p.add_argument("--check", action="store_true", help="validate the spec, list its cells and stop")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
