@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 #: each room's floor, from the bottom up; a room may import only rooms on lower floors (and itself).
 #: ``play`` (the browser game's server) sits beside ``training``: neither imports the other.
-FLOORS = {"dw_env": 0, "policies": 1, "training": 2, "play": 2, "dw_cli": 3}
+FLOORS = {"dw_env": 0, "alveole_env": 0, "conquer_env": 0, "policies": 1, "training": 2, "play": 2, "dw_cli": 3}
 ROOMS = tuple(room for room in FLOORS if (ROOT / room).is_dir())
 
 
