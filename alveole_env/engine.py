@@ -1,0 +1,314 @@
+"""The game object: one Alveole game over the compiled rules (:mod:`alveole_env.rules`).
+
+Example::
+
+    from alveole_env.engine import AlveoleGame
+
+    game = AlveoleGame.new()
+    while not game.over:
+        game.play(game.legal_actions()[0])
+    print(game.end_reason, game.winners)
+
+Actions are the ints of :mod:`alveole_env.encoding` (``direction * 81 + grid square of the piece``),
+in the absolute frame, identical in the engine, both envs, the seats and the network. Seat 0 is the
+spec's player 1 and moves first (A2).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from alveole_env import rules
+from alveole_env.encoding import NUM_ACTIONS, OBS_SIZE, action_of, decode_action, encode, encoder_tables
+from alveole_env.errors import IllegalActionError, brief
+from alveole_env.geometry import DIRECTION_NAMES, RAYS, cell_name
+from alveole_env.options import AlveoleOptions
+from alveole_env.state import (
+    COUNT0,
+    END_REASON,
+    END_REASONS,
+    END_TRUNCATED,
+    LAST_CAPTURE,
+    LAST_FROM,
+    LAST_TO,
+    MAX_PLIES,
+    NUM_PLAYERS,
+    OVER,
+    PIECES,
+    PLY,
+    TURN,
+    WINNER,
+    empty_arrays,
+    fill_arrays,
+    piece_code,
+    start_board,
+)
+
+_TABLES = rules.tables()
+_ENCODER = encoder_tables()
+
+
+class Move(NamedTuple):
+    """One legal move: the action int, its start and destination cells and whether it captures (R-3.4)."""
+
+    action: int
+    src: int
+    dst: int
+    direction: int
+    capture: bool
+
+    def text(self) -> str:
+        """Return the spec's move text, ``(q,r)>(q,r)`` or ``(q,r)x(q,r)`` for a capture (spec 1.5)."""
+        return f"{cell_name(self.src)}{'x' if self.capture else '>'}{cell_name(self.dst)}"
+
+
+class AlveoleGame:
+    """One game: the board, the player to move, the result; every rule runs in the compiled kernels.
+
+    Build it with :meth:`new` (the start position, spec 2.1) or :func:`alveole_env.position.from_dict`.
+    """
+
+    def __init__(
+        self,
+        options: AlveoleOptions,
+        board: NDArray[np.int8],
+        lines: NDArray[np.int8],
+        scalars: NDArray[np.int32],
+    ) -> None:
+        self.options = options
+        self.board = board
+        self.lines = lines
+        self.scalars = scalars
+        self._stack, self._seen = rules.new_workspace()
+        self._moves = np.zeros(rules.MAX_MOVES, dtype=np.int32)
+
+    @classmethod
+    def new(cls, options: AlveoleOptions | None = None) -> AlveoleGame:
+        """Return a game at the start position (spec 2.1) with seat 0 to move (A2)."""
+        if options is None:
+            options = AlveoleOptions()
+        if not isinstance(options, AlveoleOptions):
+            raise ValueError(f"options must be an AlveoleOptions or None, got {brief(options)}")
+        board, lines, scalars = empty_arrays()
+        fill_arrays(board, lines, scalars, start_board())
+        scalars[MAX_PLIES] = options.max_plies
+        return cls(options, board, lines, scalars)
+
+    def copy(self) -> AlveoleGame:
+        """Return an independent copy of this game."""
+        return AlveoleGame(self.options, self.board.copy(), self.lines.copy(), self.scalars.copy())
+
+    # ---- state -------------------------------------------------------------------------------
+
+    @property
+    def turn(self) -> int:
+        """Return the seat to move (0 or 1); after the end, the seat that would have moved."""
+        return int(self.scalars[TURN])
+
+    @property
+    def ply(self) -> int:
+        """Return the number of moves played (R-4.6 counts them)."""
+        return int(self.scalars[PLY])
+
+    @property
+    def over(self) -> bool:
+        """Return True once the game has ended, by a rule (R-4.2, R-4.4) or by truncation (R-4.6)."""
+        return bool(self.scalars[OVER])
+
+    @property
+    def truncated(self) -> bool:
+        """Return True if the engine stopped the game at ``max_plies`` (R-4.6: not a rule ending, no winner)."""
+        return int(self.scalars[END_REASON]) == END_TRUNCATED
+
+    @property
+    def end_reason(self) -> str | None:
+        """Return why the game ended, one of ``END_REASONS``, or None while it is in progress."""
+        reason = int(self.scalars[END_REASON])
+        return None if reason < 0 else END_REASONS[reason]
+
+    @property
+    def winners(self) -> list[int]:
+        """Return ``[winning seat]``; empty while playing and on truncation (there are no draws, R-4.5)."""
+        winner = int(self.scalars[WINNER])
+        return [] if winner < 0 else [winner]
+
+    @property
+    def last_move(self) -> Move | None:
+        """Return the last move played, or None before the first move."""
+        src, dst = int(self.scalars[LAST_FROM]), int(self.scalars[LAST_TO])
+        if src < 0:
+            return None
+        direction = next(d for d in range(6) if dst in RAYS[src, d, 1:])
+        return Move(action_of(src, direction), src, dst, direction, bool(self.scalars[LAST_CAPTURE]))
+
+    def pieces(self, seat: int) -> list[int]:
+        """Return the cells of ``seat``'s pieces, ascending."""
+        return [int(c) for c in np.flatnonzero(self.board == piece_code(_seat(seat)))]
+
+    def num_pieces(self, seat: int) -> int:
+        """Return how many pieces ``seat`` has left."""
+        return int(self.scalars[COUNT0 + _seat(seat)])
+
+    def groups(self, seat: int) -> list[list[int]]:
+        """Return ``seat``'s groups under edge adjacency (R-4.1), each a sorted list of cells, largest first."""
+        left = set(self.pieces(seat))
+        out: list[list[int]] = []
+        while left:
+            start = min(left)
+            group, todo = {start}, [start]
+            while todo:
+                c = todo.pop()
+                for x in _TABLES[2][c]:
+                    if x >= 0 and int(x) in left and int(x) not in group:
+                        group.add(int(x))
+                        todo.append(int(x))
+            left -= group
+            out.append(sorted(group))
+        return sorted(out, key=lambda g: (-len(g), g))
+
+    def num_groups(self, seat: int) -> int:
+        """Return the number of ``seat``'s groups (1 = connected, R-4.1)."""
+        return int(rules.count_groups(_TABLES, self.board, _seat(seat), self._stack, self._seen))
+
+    def connected(self, seat: int) -> bool:
+        """Return True if ``seat``'s pieces form one group (R-4.1; a single piece is connected, A11)."""
+        return self.num_groups(seat) == 1
+
+    def scores(self) -> list[int]:
+        """Return each seat's connection score, ``10 - groups``: 9 for a connected army, 1 for nine lone pieces.
+
+        The rules have no score (R-4.5); this one measures how far each player is from R-4.1 and
+        picks the leaders of a truncated game.
+        """
+        return [PIECES + 1 - self.num_groups(p) for p in range(NUM_PLAYERS)]
+
+    def leaders(self) -> list[int]:
+        """Return the seats with the top score now (fewest groups)."""
+        s = self.scores()
+        return [p for p in range(NUM_PLAYERS) if s[p] == max(s)]
+
+    # ---- moves -------------------------------------------------------------------------------
+
+    def legal_moves(self) -> list[Move]:
+        """Return the legal moves, ordered by (from cell, direction) (R-3.7); empty once the game is over (R-4.3)."""
+        if self.over:
+            return []
+        count = rules.list_moves(_TABLES, self.board, self.lines, self.turn, self._moves)
+        own = piece_code(self.turn)
+        out = []
+        for m in self._moves[:count]:
+            src, d = divmod(int(m), 6)
+            dst = int(rules.move_target(_TABLES, self.board, self.lines, src, d, own))
+            out.append(Move(action_of(src, d), src, dst, d, bool(self.board[dst])))
+        return out
+
+    def legal_actions(self) -> list[int]:
+        """Return the legal action ints, ascending."""
+        return sorted(m.action for m in self.legal_moves())
+
+    def destinations(self, cell: int) -> dict[int, Move]:
+        """Return ``{destination cell: move}`` of the piece on ``cell`` (empty if it cannot move now)."""
+        return {m.dst: m for m in self.legal_moves() if m.src == cell}
+
+    def action_between(self, src: int, dst: int) -> int:
+        """Return the action moving the piece on ``src`` to ``dst``; IllegalActionError if no legal move does (A16)."""
+        for m in self.legal_moves():
+            if m.src == src and m.dst == dst:
+                return m.action
+        raise IllegalActionError(
+            f"no legal move from cell {brief(src)} to cell {brief(dst)}; legal moves: "
+            f"{', '.join(m.text() for m in self.legal_moves()) or 'none (the game is over)'}"
+        )
+
+    def play(self, action: int) -> Move:
+        """Play ``action`` and return it as a :class:`Move`; IllegalActionError naming why, state unchanged."""
+        try:
+            src, d = decode_action(action)
+        except ValueError as error:
+            raise IllegalActionError(f"{error}; legal actions: {self._allowed()}") from None
+        own = piece_code(self.turn)
+        dst = int(rules.move_target(_TABLES, self.board, self.lines, src, d, own)) if not self.over else -1
+        capture = dst >= 0 and bool(self.board[dst])
+        result = rules.apply_move(_TABLES, self.board, self.lines, self.scalars, src, d, self._stack, self._seen)
+        if result < 0:
+            raise IllegalActionError(
+                f"action {int(action)} ({cell_name(src)} {DIRECTION_NAMES[d]}) is illegal: "
+                f"{self.why_illegal(src, d)}; legal actions: {self._allowed()}"
+            )
+        return Move(int(action), src, dst, d, capture)
+
+    def why_illegal(self, src: int, direction: int) -> str:
+        """Return the rule that forbids moving the piece on ``src`` along ``direction`` now ("" if it is legal)."""
+        if self.over:
+            return f"the game is over ({self.end_reason}, R-4.3)"
+        own = piece_code(self.turn)
+        if self.board[src] != own:
+            what = "empty" if self.board[src] == 0 else f"seat {int(self.board[src]) - 1}'s piece"
+            return f"cell {cell_name(src)} holds no piece of seat {self.turn}, the player to move ({what})"
+        n = int(self.lines[_TABLES[1][src, direction % 3]])
+        t = int(RAYS[src, direction, n]) if n < RAYS.shape[2] else -1
+        if t < 0:
+            return f"the line holds {n} pieces and {n} cells {DIRECTION_NAMES[direction]} is off the board (R-3.5)"
+        for k in range(1, n):
+            v = self.board[RAYS[src, direction, k]]
+            if v not in (0, own):
+                return f"it would jump over the enemy piece on {cell_name(int(RAYS[src, direction, k]))} (R-3.3)"
+        if self.board[t] == own:
+            return f"it would land on its own piece on {cell_name(t)} (R-3.4)"
+        return ""
+
+    def _allowed(self) -> str:
+        actions = self.legal_actions()
+        return ", ".join(map(str, actions)) if actions else "none (the game is over)"
+
+    # ---- encoding and counting ---------------------------------------------------------------
+
+    def observe(self) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
+        """Return ``(obs int8[OBS_SIZE], mask int8[NUM_ACTIONS])`` of the player to move (:mod:`alveole_env.encoding`).
+
+        Once the game is over the mask is all 0 and the observation is the mover-to-be's.
+        """
+        obs = np.zeros(OBS_SIZE, dtype=np.int8)
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        count = 0 if self.over else rules.list_moves(_TABLES, self.board, self.lines, self.turn, self._moves)
+        encode(_ENCODER, self.board, self.lines, self.turn, self._moves, count, obs, mask)
+        return obs, mask
+
+    def perft(self, depth: int) -> int:
+        """Return the number of legal move sequences of ``depth`` plies from here (spec 7.9; truncation ignored)."""
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= 16:
+            raise ValueError(f"perft depth must be an integer in 0..16, got {brief(depth)}")
+        return int(rules.perft(_TABLES, self.board, self.lines, self.scalars, depth))
+
+    def divide(self, depth: int) -> dict[str, int]:
+        """Return ``{move text: perft(depth - 1) after it}`` for every legal move (spec 7.9's divide counts)."""
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 16:
+            raise ValueError(f"divide depth must be an integer in 1..16, got {brief(depth)}")
+        out = {}
+        for m in self.legal_moves():
+            child = self.copy()
+            child.scalars[MAX_PLIES] = 2**30
+            child.play(m.action)
+            out[m.text()] = child.perft(depth - 1)
+        return out
+
+    def __repr__(self) -> str:
+        state = f"over={self.end_reason}" if self.over else f"turn={self.turn}"
+        return f"AlveoleGame(ply={self.ply}, {state}, pieces={self.num_pieces(0)}/{self.num_pieces(1)})"
+
+    @property
+    def state_arrays(self) -> tuple[NDArray[np.int8], NDArray[np.int8], NDArray[np.int32]]:
+        """Return the live (board, lines, scalars) arrays (for the envs; do not edit them)."""
+        return self.board, self.lines, self.scalars
+
+
+def _seat(seat: int) -> int:
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < NUM_PLAYERS:
+        raise ValueError(f"seat must be 0 or 1, got {brief(seat)}")
+    return int(seat)
+
+
+__all__ = ["END_REASONS", "AlveoleGame", "IllegalActionError", "Move"]
