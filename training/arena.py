@@ -1,7 +1,10 @@
-"""The arena: seeded tournaments between seat policies, with every seating of every line-up.
+"""The arena: seeded tournaments between seat policies, with every seating of every line-up, for any game.
 
-A *line-up* is three seat specs (registry names or policy files, see :mod:`policies.files`). Each line-up
-is played in all six seatings (which spec sits Blue, Green, Red), its games split evenly between them.
+The game is ``ArenaConfig.game`` (Domain Wheel by default); the arena reaches it only through its adapter
+(:mod:`policies.games`): a new engine object, its opening candidates, its result row and its seats.
+A *line-up* is one seat spec per player (registry names or policy files, see :mod:`policies.files`). Each
+line-up is played in all its seatings (for Domain Wheel six: which spec sits Blue, Green, Red), its games
+split evenly between them.
 Game ``i`` of a run is a pure function of ``(options, seed, i)``: its seat policies are seeded from
 ``SeedSequence([seed, i])``, so results are identical for any number of worker processes.
 
@@ -39,13 +42,10 @@ from typing import Any
 
 import numpy as np
 
-from dw_env.engine import PASS_MOVE, Game, IllegalActionError, Move
-from dw_env.info import NUM_PLAYERS, PLAYER_NAMES
-from dw_env.options import GameOptions
-from dw_env.rules import layout as lay
+from policies import games
 from policies.base import Policy
-from policies.files import is_registered, load_policy_file, make_seat_policy
-from training.arena_config import END_REASONS, SEATINGS, ArenaConfig, Lineup
+from policies.games.base import BoardGame
+from training.arena_config import ArenaConfig, Lineup
 from training.arena_stats import summarize
 
 
@@ -64,7 +64,7 @@ class GameTask:
 
     def seat_seeds(self, base_seed: int) -> list[int]:
         """Return the per-seat policy seeds, a pure function of (base seed, game index)."""
-        state = np.random.SeedSequence([base_seed, self.index]).generate_state(NUM_PLAYERS)
+        state = np.random.SeedSequence([base_seed, self.index]).generate_state(len(self.seats))
         return [int(x) for x in state]
 
 
@@ -75,10 +75,11 @@ def schedule(config: ArenaConfig) -> list[GameTask]:
     six seatings (the last one from fewer when the games are not a multiple of six).
     """
     tasks: list[GameTask] = []
-    base, extra = divmod(config.games_per_lineup, len(SEATINGS))
+    seatings = config.seatings
+    base, extra = divmod(config.games_per_lineup, len(seatings))
     for li, lineup in enumerate(config.lineups):
-        for si, seating in enumerate(SEATINGS):
-            seats = (lineup[seating[0]], lineup[seating[1]], lineup[seating[2]])
+        for si, seating in enumerate(seatings):
+            seats = tuple(lineup[k] for k in seating)
             for j in range(base + (si < extra)):
                 tasks.append(GameTask(len(tasks), li, si, seats, j))
     return tasks
@@ -90,23 +91,26 @@ _OPENING_STREAM = 0x6F70656E  # "open"
 
 
 @functools.lru_cache(maxsize=4096)
-def opening_moves(options: GameOptions, seed: int, index: int, plies: int) -> tuple[Move, ...]:
+def opening_moves(
+    options: Any, seed: int, index: int, plies: int, game_id: str = games.DEFAULT_GAME
+) -> tuple[Any, ...]:
     """Return opening ``index``: ``plies`` random legal plies from the initial position, a pure function.
 
-    Each ply is drawn uniformly from the acting player's distinct piece moves (rule 4); a pass only when
-    no piece can move (rule 3.2b); never an end request (rule 9.3: it would start the end on a random
-    whim). A ply after which the game would be over is never drawn, so no opening ends the game: the
-    draw goes on among the other moves, and only when every move of a ply would end the game does the
-    opening start again from a fresh stream.
+    Each ply is drawn uniformly from the game's opening candidates (:meth:`BoardGame.opening_candidates`;
+    for Domain Wheel the acting player's distinct piece moves, rule 4, a pass only when no piece can move,
+    rule 3.2b, never an end request, rule 9.3). A ply after which the game would be over is never drawn, so
+    no opening ends the game: the draw goes on among the other moves, and only when every move of a ply
+    would end the game does the opening start again from a fresh stream.
     """
     if plies == 0:
         return ()
+    adapter = games.get(game_id)
     for attempt in range(100):
         rng = np.random.default_rng(np.random.SeedSequence([seed, index, _OPENING_STREAM, attempt]))
-        game = Game.new(options)
-        moves: list[Move] = []
+        game = adapter.new_game(options)
+        moves: list[Any] = []
         for _ in range(plies):
-            candidates = [m for m in game.legal_moves() if not (m.is_pass or m.is_end_request)] or [PASS_MOVE]
+            candidates = adapter.opening_candidates(game)
             for k in rng.permutation(len(candidates)):  # the first that keeps the game going: uniform over those
                 trial = game.copy()
                 trial.play(candidates[k])
@@ -121,8 +125,8 @@ def opening_moves(options: GameOptions, seed: int, index: int, plies: int) -> tu
     raise ValueError(f"no opening of {plies} plies keeps the game going with these options ({options})")
 
 
-def game_hash(seats: Sequence[str], moves: Sequence[Move]) -> str:
-    """Return a short stable hash of a game: the spec in each seat and every action, opening included."""
+def game_hash(seats: Sequence[str], moves: Sequence[Any]) -> str:
+    """Return a short stable hash of a game: the spec in each seat and every action (as integers), opening included."""
     digest = hashlib.blake2b(digest_size=8)
     digest.update("\x1f".join(seats).encode())
     digest.update(np.asarray(moves, dtype=np.int32).tobytes())
@@ -130,62 +134,56 @@ def game_hash(seats: Sequence[str], moves: Sequence[Move]) -> str:
 
 
 # ---- playing ---------------------------------------------------------------------------------------------
-#: per-process cache of policies loaded from files (costly), keyed by (spec, seat); reset before every game
-_FILE_POLICIES: dict[tuple[str, int], Policy] = {}
+#: per-process cache of policies loaded from files (costly), keyed by (game, spec, seat); reset before every game
+_FILE_POLICIES: dict[tuple[str, str, int], Policy] = {}
 
 
-def _seat_policy(spec: str, seat: int, seed: int) -> Policy:
-    if is_registered(spec):
-        return make_seat_policy(spec, seed)
-    policy = _FILE_POLICIES.get((spec, seat))
+def _seat_policy(adapter: BoardGame, spec: str, seat: int, seed: int) -> Any:
+    if adapter.is_registered(spec):
+        return adapter.make_seat(spec, seed)
+    key = (adapter.game_id, spec, seat)
+    policy = _FILE_POLICIES.get(key)
     if policy is None:
-        policy = _FILE_POLICIES[(spec, seat)] = load_policy_file(spec, seed)
+        policy = _FILE_POLICIES[key] = adapter.make_seat(spec, seed)
     policy.reset(seed)
     return policy
 
 
-def _owned_lands(game: Game) -> list[int]:
-    owner = game.lands[lay.OWNER]
-    return [int(x) for x in np.bincount(owner[owner >= 0], minlength=NUM_PLAYERS)[:NUM_PLAYERS]]
-
-
 def play_game(
     task: GameTask,
-    options: GameOptions,
+    options: Any,
     base_seed: int,
-    on_move: Callable[[Move], None] | None = None,
+    on_move: Callable[[Any], None] | None = None,
     opening_plies: int = 0,
+    game_id: str = games.DEFAULT_GAME,
 ) -> dict[str, Any]:
-    """Play one game to its end; return its result row (see ``training.arena_report.ROW_FIELDS``).
+    """Play one game of ``game_id`` to its end; return its result row (``training.arena_report.row_fields``).
 
     The game first plays the ``opening_plies`` plies of opening ``task.opening`` (:func:`opening_moves`),
     then the seats' policies; ``on_move`` sees every action, the opening's included.
     """
+    adapter = games.get(game_id)
     seeds = task.seat_seeds(base_seed)
-    policies = [_seat_policy(spec, s, seeds[s]) for s, spec in enumerate(task.seats)]
-    game = Game.new(options)
-    lands_at_round = [_owned_lands(game)]  # owned lands (start land included) when each round begins
-    moves: list[Move] = []
-    opening = opening_moves(options, base_seed, task.opening, opening_plies)
+    policies = [_seat_policy(adapter, spec, s, seeds[s]) for s, spec in enumerate(task.seats)]
+    game = adapter.new_game(options)
+    tracker = adapter.start_metrics(game)
+    moves: list[tuple[int, ...]] = []
+    opening = opening_moves(options, base_seed, task.opening, opening_plies, game_id)
     while not game.over:
         seat = game.turn
         move = opening[len(moves)] if len(moves) < len(opening) else policies[seat].act(game, seat)
         try:
             game.play(move)
-        except IllegalActionError as exc:
+        except ValueError as exc:  # every engine's IllegalActionError is a ValueError
             raise RuntimeError(
-                f"strategy {task.seats[seat]!r} in seat {PLAYER_NAMES[seat]} played an illegal action "
-                f"{tuple(move)} in game {task.index} (seed {base_seed}): {exc}"
+                f"strategy {task.seats[seat]!r} in seat {adapter.seat_names[seat]} played an illegal action "
+                f"{move!r} in game {task.index} (seed {base_seed}): {exc}"
             ) from None
-        moves.append(Move(int(move[0]), int(move[1])))
+        moves.append(adapter.action_ints(move))
         if on_move is not None:
             on_move(move)
-        if game.round > len(lands_at_round):
-            lands_at_round.append(_owned_lands(game))
-    rounds = game.round
-    mid_round = (rounds + 1) // 2
-    scores = game.scores()
-    row: dict[str, Any] = {
+        adapter.after_action(game, tracker)
+    return {
         "game": task.index,
         "lineup": task.lineup,
         "seating": task.seating,
@@ -193,30 +191,23 @@ def play_game(
         "game_hash": game_hash(task.seats, moves),
         "seeds": seeds,
         "strategies": list(task.seats),
-        "scores": scores,
-        "winners": [PLAYER_NAMES[p] for p in game.winners],
-        "leaders": [PLAYER_NAMES[p] for p in game.leaders()],
-        "end_reason": game.end_reason,
-        "rounds": rounds,
-        "plies": int(game.scalars[lay.PLY]),
-        "mid_round": mid_round,
-        "lands_mid": lands_at_round[mid_round - 1],
-        "lands_end": _owned_lands(game),
+        **adapter.result_row(game, tracker),
     }
-    return row
 
 
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(options: GameOptions, base_seed: int, opening_plies: int = 0) -> None:
+def _init_worker(options: Any, base_seed: int, opening_plies: int = 0, game_id: str = games.DEFAULT_GAME) -> None:
     # one thread per process: the arena's parallelism is across games (learned policies may use torch)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    _WORKER["options"], _WORKER["seed"], _WORKER["opening_plies"] = options, base_seed, opening_plies
+    _WORKER.update(options=options, seed=base_seed, opening_plies=opening_plies, game=game_id)
 
 
 def _play_in_worker(task: GameTask) -> dict[str, Any]:
-    return play_game(task, _WORKER["options"], _WORKER["seed"], opening_plies=_WORKER["opening_plies"])
+    return play_game(
+        task, _WORKER["options"], _WORKER["seed"], opening_plies=_WORKER["opening_plies"], game_id=_WORKER["game"]
+    )
 
 
 def play_all(config: ArenaConfig, workers: int = 1, progress: bool = True) -> list[dict[str, Any]]:
@@ -226,21 +217,22 @@ def play_all(config: ArenaConfig, workers: int = 1, progress: bool = True) -> li
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
     tasks = schedule(config)
+    adapter = config.adapter
     workers = min(workers, len(tasks))
     rows: list[dict[str, Any]] = []
     bar = tqdm(total=len(tasks), unit="game", file=sys.stderr, disable=not progress, desc="arena")
     with contextlib.ExitStack() as stack:
         if workers == 1:
             results: Iterator[dict[str, Any]] = (
-                play_game(t, config.options, config.seed, opening_plies=config.opening_plies) for t in tasks
+                play_game(t, config.options, config.seed, opening_plies=config.opening_plies, game_id=config.game)
+                for t in tasks
             )
         else:
             # fork is fast and safe while only numpy/numba are loaded; policy files (torch) get fresh processes
-            files = any(not is_registered(s) for s in config.strategies)
+            files = any(not adapter.is_registered(s) for s in config.strategies)
             method = "spawn" if files or "fork" not in mp.get_all_start_methods() else "fork"
-            pool = stack.enter_context(
-                mp.get_context(method).Pool(workers, _init_worker, (config.options, config.seed, config.opening_plies))
-            )
+            init = (config.options, config.seed, config.opening_plies, config.game)
+            pool = stack.enter_context(mp.get_context(method).Pool(workers, _init_worker, init))
             chunk = max(1, min(8, len(tasks) // (workers * 8)))
             results = pool.imap_unordered(_play_in_worker, tasks, chunksize=chunk)
         stack.enter_context(bar)
@@ -252,22 +244,28 @@ def play_all(config: ArenaConfig, workers: int = 1, progress: bool = True) -> li
 
 
 def record_game(task: GameTask, config: ArenaConfig) -> tuple[Any, dict[str, Any]]:
-    """Replay one scheduled game with a recorder; return (GameRecord, result row)."""
-    from dw_env.record import GameRecord, result_of
-
-    record = GameRecord.from_game(Game.new(config.options), players=list(task.seats))
-    row = play_game(task, config.options, config.seed, on_move=record.append, opening_plies=config.opening_plies)
-    record.result = result_of(record.replay())
+    """Replay one scheduled game with a recorder; return (the game's recorder, result row)."""
+    adapter = config.adapter
+    record = adapter.new_recorder(adapter.new_game(config.options), list(task.seats))
+    row = play_game(
+        task,
+        config.options,
+        config.seed,
+        on_move=record.append,
+        opening_plies=config.opening_plies,
+        game_id=config.game,
+    )
     return record, row
 
 
-def select_games(rows: Sequence[dict[str, Any]], k: int) -> list[int]:
+def select_games(rows: Sequence[dict[str, Any]], k: int, end_reasons: Sequence[str] | None = None) -> list[int]:
     """Return up to ``k`` game indices that cover every ending and as many line-ups as possible."""
-    groups = {reason: [r for r in rows if r["end_reason"] == reason] for reason in END_REASONS}
+    reasons = games.get().end_reasons if end_reasons is None else end_reasons
+    groups = {reason: [r for r in rows if r["end_reason"] == reason] for reason in reasons}
     picked: list[int] = []
     lineups_seen: set[int] = set()
     while len(picked) < k and any(groups.values()):
-        for reason in END_REASONS:
+        for reason in reasons:
             group = groups[reason]
             if not group or len(picked) >= k:
                 continue
@@ -283,9 +281,10 @@ def run_arena(
     config: ArenaConfig, workers: int = 1, progress: bool = True
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Play a whole run and return (summary, game rows)."""
+    adapter = config.adapter
     for spec in config.strategies:
-        if not is_registered(spec):
-            load_policy_file(spec, 0)  # fail early, in this process, with the loader's own message
+        if not adapter.is_registered(spec):
+            adapter.make_seat(spec, 0)  # fail early, in this process, with the loader's own message
     rows = play_all(config, workers=workers, progress=progress)
 
     return summarize(config, rows), rows

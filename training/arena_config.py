@@ -1,4 +1,7 @@
-"""The arena's configuration: line-ups (three seat specs), the modes that build them, and what a run plays.
+"""The arena's configuration: line-ups (one seat spec per player), the modes that build them, and what a run plays.
+
+The game is a parameter (``ArenaConfig.game``, an id of :mod:`policies.games`); Domain Wheel is the default,
+so a line-up has three specs unless the game has another number of players.
 
 Shared by the arena (training/arena.py), its statistics (training/arena_stats.py) and its report, so that
 none of them imports another in a circle.
@@ -8,52 +11,63 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from dw_env.info import NUM_PLAYERS
-from dw_env.options import GameOptions
-from policies.files import check_seat_spec
+from policies import games
+from policies.games.base import BoardGame
 
 FORMAT = "domain-wheel-arena"
 #: 2: varied openings (``opening_plies``), each game's move hash and the distinct-game counts
 VERSION = 2
 MODES = ("round-robin", "gauntlet", "lineup")
-#: every seating of a line-up: seat s plays lineup[seating[s]]
+#: every seating of a Domain Wheel line-up: seat s plays lineup[seating[s]] (:func:`seatings` for any game)
 SEATINGS: tuple[tuple[int, ...], ...] = tuple(itertools.permutations(range(NUM_PLAYERS)))
-#: how games end, in report order (engine names, dw_env.rules.layout)
-END_REASONS = ("centre", "countdown", "end_request", "truncation")
+#: how Domain Wheel games end, in report order (engine names, dw_env.rules.layout); any game: its adapter's
+END_REASONS = games.get(games.DEFAULT_GAME).end_reasons
 
 #: random plies that open every game unless told otherwise: one per colour (see docs/ARENA.md, "Openings")
 DEFAULT_OPENING_PLIES = 3
 #: the most opening plies allowed: openings vary the start, they must not replace the game
 MAX_OPENING_PLIES = 30
 
-Lineup = tuple[str, str, str]
+Lineup = tuple[str, ...]
+
+
+def seatings(players: int) -> tuple[tuple[int, ...], ...]:
+    """Return every seating of a line-up of ``players`` specs: seat s plays ``lineup[seating[s]]``."""
+    return tuple(itertools.permutations(range(players)))
 
 
 # ---- configuration ---------------------------------------------------------------------------------------
-def parse_lineup(text: str) -> Lineup:
-    """Return the line-up written as ``"a,b,c"`` (three seat specs); ValueError names what is wrong."""
+def parse_lineup(text: str, players: int = NUM_PLAYERS) -> Lineup:
+    """Return the line-up written as ``"a,b,c"`` (one seat spec per player); ValueError names what is wrong."""
     parts = [p.strip() for p in str(text).split(",")]
-    if len(parts) != NUM_PLAYERS or not all(parts):
+    if len(parts) != players or not all(parts):
+        example = ",".join(["balanced", "random", "random"][:players]) if players <= 3 else "a,b,..."
         raise ValueError(
-            f"line-up {text!r} must be exactly {NUM_PLAYERS} strategies separated by commas "
-            f"(e.g. balanced,random,random), got {len([p for p in parts if p])}"
+            f"line-up {text!r} must be exactly {players} strategies separated by commas "
+            f"(e.g. {example}), got {len([p for p in parts if p])}"
         )
-    return parts[0], parts[1], parts[2]
+    return tuple(parts)
 
 
 _EITHER = "give either --players (modes round-robin, gauntlet) or --lineup a,b,c (mode lineup), not both"
 
 
-def build_lineups(mode: str, players: Sequence[str] = (), lineups: Sequence[str] = ()) -> list[Lineup]:
-    """Return the line-ups of a run.
+def build_lineups(
+    mode: str, players: Sequence[str] = (), lineups: Sequence[str] = (), game: BoardGame | None = None
+) -> list[Lineup]:
+    """Return the line-ups of a run of ``game`` (default: Domain Wheel, three seats).
 
-    * ``round-robin``: every multiset of three of ``players`` (repetition allowed: a,a,b and a,a,a too);
-    * ``gauntlet``: ``players[0]`` against two copies of each other player (a,b,b / a,c,c ...);
+    * ``round-robin``: every multiset of k of ``players`` for a k-player game (repetition allowed: a,a,b and
+      a,a,a too);
+    * ``gauntlet``: ``players[0]`` against k-1 copies of each other player (a,b,b / a,c,c ...);
     * ``lineup``: the given ``"a,b,c"`` line-ups.
     """
+    game = game or games.get()
+    k = game.num_players
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; allowed: {', '.join(MODES)}")
     if mode == "lineup":
@@ -61,7 +75,7 @@ def build_lineups(mode: str, players: Sequence[str] = (), lineups: Sequence[str]
             raise ValueError(_EITHER)
         if not lineups:
             raise ValueError("mode lineup needs at least one --lineup a,b,c")
-        result = [parse_lineup(t) for t in lineups]
+        result = [parse_lineup(t, k) for t in lineups]
     else:
         if lineups:
             raise ValueError(_EITHER)
@@ -71,21 +85,22 @@ def build_lineups(mode: str, players: Sequence[str] = (), lineups: Sequence[str]
         if seen:
             raise ValueError(f"--players lists {seen[0]!r} more than once")
         if mode == "round-robin":
-            result = [tuple(c) for c in itertools.combinations_with_replacement(players, NUM_PLAYERS)]  # type: ignore[misc]
+            result = [tuple(c) for c in itertools.combinations_with_replacement(players, k)]
         else:
             if len(players) < 2:
                 raise ValueError("mode gauntlet needs a challenger and at least one opponent: --players X A [B ...]")
-            result = [(players[0], p, p) for p in players[1:]]
+            result = [(players[0],) + (p,) * (k - 1) for p in players[1:]]
     for lineup in result:
         for spec in lineup:
-            check_seat_spec(spec)
+            game.check_seat_spec(spec)
     return result
 
 
 @dataclass(frozen=True)
 class ArenaConfig:
-    """What to play: line-ups, games per line-up (split over the six seatings), seed, options.
+    """What to play: the game, line-ups, games per line-up (split over every seating), seed, the game's options.
 
+    ``game`` is an id of :mod:`policies.games` and ``options`` that game's options (None: its defaults).
     ``opening_plies`` K: every game starts with K random legal plies (:func:`training.arena.opening_moves`),
     the same K plies for game ``j`` of every seating and every line-up; 0 starts every game from the
     initial position.
@@ -94,13 +109,17 @@ class ArenaConfig:
     lineups: tuple[Lineup, ...]
     games_per_lineup: int = 60
     seed: int = 0
-    options: GameOptions = field(default_factory=GameOptions)
+    options: Any = None
     bootstrap: int = 200
     mode: str = "lineup"
     players: tuple[str, ...] = ()
     opening_plies: int = DEFAULT_OPENING_PLIES
+    game: str = games.DEFAULT_GAME
 
     def __post_init__(self) -> None:
+        adapter = games.get(self.game)
+        if self.options is None:
+            object.__setattr__(self, "options", adapter.default_options())
         if not self.lineups:
             raise ValueError("an arena needs at least one line-up")
         if isinstance(self.games_per_lineup, bool) or not isinstance(self.games_per_lineup, int):
@@ -111,7 +130,20 @@ class ArenaConfig:
             raise ValueError(f"seed must be >= 0, got {self.seed}")
         if self.bootstrap < 0:
             raise ValueError(f"bootstrap resamples must be >= 0, got {self.bootstrap}")
-        check_opening_plies(self.opening_plies, self.options)
+        for lineup in self.lineups:
+            if len(lineup) != adapter.num_players:
+                raise ValueError(f"a {adapter.title} line-up has {adapter.num_players} seats, got {list(lineup)}")
+        check_opening_plies(self.opening_plies, self.options, adapter)
+
+    @property
+    def adapter(self) -> BoardGame:
+        """Return the game's adapter (:mod:`policies.games`)."""
+        return games.get(self.game)
+
+    @property
+    def seatings(self) -> tuple[tuple[int, ...], ...]:
+        """Return every seating of a line-up of this game."""
+        return seatings(self.adapter.num_players)
 
     @property
     def strategies(self) -> list[str]:
@@ -120,26 +152,31 @@ class ArenaConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "game": self.game,
             "mode": self.mode,
             "players": list(self.players),
             "lineups": [list(x) for x in self.lineups],
             "games_per_lineup": self.games_per_lineup,
             "seed": self.seed,
-            "options": self.options.to_dict(),
+            "options": self.adapter.options_to_dict(self.options),
             "bootstrap": self.bootstrap,
             "opening_plies": self.opening_plies,
         }
 
 
-def check_opening_plies(plies: object, options: GameOptions) -> None:
-    """Raise ValueError unless ``plies`` is an opening length allowed with these options.
+def check_opening_plies(plies: object, options: Any, game: BoardGame | None = None) -> None:
+    """Raise ValueError unless ``plies`` is an opening length allowed with these options of ``game``.
 
-    0..:data:`MAX_OPENING_PLIES`, and fewer than the plies of the first round limit's worth of play (an
-    opening must never reach the round limit, which would end the game before any seat has played).
+    0..:data:`MAX_OPENING_PLIES`, and fewer than the game's length limit allows (an opening must never reach
+    the round or ply limit, which would end the game before any seat has played).
     """
     if isinstance(plies, bool) or not isinstance(plies, int):
         raise ValueError(f"--opening-plies must be an integer 0..{MAX_OPENING_PLIES}, got {plies!r}")
-    limit = min(MAX_OPENING_PLIES, NUM_PLAYERS * options.max_rounds - 1)
+    game = game or games.get()
+    limit = min(MAX_OPENING_PLIES, game.max_opening_plies(options))
     if not 0 <= plies <= limit:
-        why = "" if limit == MAX_OPENING_PLIES else f" (max rounds {options.max_rounds}: the opening must end first)"
+        rounds = getattr(options, "max_rounds", None)
+        why = "" if limit == MAX_OPENING_PLIES else " (the game's length limit: the opening must end first)"
+        if rounds is not None and limit != MAX_OPENING_PLIES:
+            why = f" (max rounds {rounds}: the opening must end first)"
         raise ValueError(f"--opening-plies must be 0..{limit}{why}, got {plies}")

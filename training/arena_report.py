@@ -12,9 +12,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from dw_env.info import NUM_PLAYERS, PLAYER_NAMES
+from dw_env.info import PLAYER_NAMES
+from policies import games
+from policies.games.base import TRUNCATION, BoardGame
 from training.arena import record_game, schedule, select_games
-from training.arena_config import END_REASONS, SEATINGS, ArenaConfig
+from training.arena_config import ArenaConfig, seatings
 
 #: line-ups beyond this many are left out of the printed table (results.json has them all)
 MAX_PRINTED_LINEUPS = 24
@@ -26,18 +28,26 @@ def _ci(pair: Sequence[float], digits: int = 3) -> str:
     return f"[{pair[0]:.{digits}f}, {pair[1]:.{digits}f}]"
 
 
-def _options_text(options: dict[str, Any]) -> str:
-    return (
-        f"n={options['land_radius']} R={options['map_radius']} K={options['turns_to_conquer']}, "
-        f"{'fast' if options['fast_knights'] else 'slow'} knights, "
-        f"king {'may be alone' if options['king_may_be_alone'] else 'never alone (4.11)'}, "
-        f"max {options['max_rounds']} rounds"
-    )
+def _game(summary: dict[str, Any]) -> BoardGame:
+    """Return the adapter of the game a summary is about (results written before games had ids: Domain Wheel)."""
+    return games.get(summary["config"].get("game", games.DEFAULT_GAME))
+
+
+def _label(reason: str) -> str:
+    return _ENDING_LABELS.get(reason, reason.replace("_", " ")[:9])
+
+
+def _metric_label(metric: str) -> str:
+    return {"lands_mid": "lands@mid"}.get(metric, metric[:9])
 
 
 def format_table(summary: dict[str, Any]) -> str:
     """Return the run's report as fixed-width text: strategies, seats, endings and conventions."""
     cfg, overall = summary["config"], summary["overall"]
+    game = _game(summary)
+    reasons = game.end_reasons
+    n_seatings = len(seatings(game.num_players))
+    metric = next(iter(game.seat_metrics), None)
     per_lineup = cfg["games_per_lineup"]
     plies = cfg.get("opening_plies", 0)
     opening = (
@@ -45,9 +55,11 @@ def format_table(summary: dict[str, Any]) -> str:
         if plies
         else "no random opening (games from the same start repeat when the seats are deterministic)"
     )
+    title = "" if game.game_id == games.DEFAULT_GAME else f" {game.title},"
     lines = [
-        f"Arena: {overall['games']} games = {overall['lineups']} line-up(s) x {per_lineup} games over "
-        f"{len(SEATINGS)} seatings ({cfg['mode']}), {_options_text(cfg['options'])}, seed {cfg['seed']}; {opening}",
+        f"Arena:{title} {overall['games']} games = {overall['lineups']} line-up(s) x {per_lineup} games over "
+        f"{n_seatings} seatings ({cfg['mode']}), {game.describe_options(cfg['options'])}, seed {cfg['seed']}; "
+        f"{opening}",
         "Wins: a game's k joint winners each get 1/k of a win; truncated games (round limit, A57) have no "
         "winner (leaders shown apart).",
         "95% CI: Wilson. Rating: Plackett-Luce on finishing order (winners, then score), Elo scale, mean 1500, "
@@ -55,24 +67,26 @@ def format_table(summary: dict[str, Any]) -> str:
         "distinct: seat-games with different move lists; outcomes: with different results (seats, scores, "
         "winners, ending, rounds, plies). CI(ess): Wilson at Kish's effective size over the outcomes.",
     ]
-    if per_lineup % len(SEATINGS):
-        lines.append(f"Note: {per_lineup} is not a multiple of {len(SEATINGS)}; some seatings got one game more.")
+    if per_lineup % n_seatings:
+        lines.append(f"Note: {per_lineup} is not a multiple of {n_seatings}; some seatings got one game more.")
     width = max(8, *(len(s["name"]) for s in summary["strategies"]))
-    endings = "  ".join(f"{_ENDING_LABELS[r]:>9}" for r in END_REASONS)
+    endings = "  ".join(f"{_label(r):>9}" for r in reasons)
+    metric_head = f"{_metric_label(metric):>9}  " if metric else ""
     lines += [
         "",
         f"{'strategy':<{width}}  {'seat-games':>10}  {'win rate':>8}  {'95% CI':<16}  {'distinct':>8}  "
         f"{'outcomes':>8}  {'rating':>6}  {'95% CI':<12}  {'leader':>6}  {'score':>6}  {'rounds':>6}  "
-        f"{'lands@mid':>9}  {endings}",
+        f"{metric_head}{endings}",
     ]
     ordered = sorted(summary["strategies"], key=lambda x: -x["rating"])
     for s in ordered:
-        ends = "  ".join(f"{100 * s['endings'][r]:>8.1f}%" for r in END_REASONS)
+        ends = "  ".join(f"{100 * s['endings'][r]:>8.1f}%" for r in reasons)
+        metric_value = f"{s[f'mean_{metric}']:>9.2f}  " if metric else ""
         lines.append(
             f"{s['name']:<{width}}  {s['n']:>10}  {s['win_rate']:>8.3f}  {_ci(s['ci95']):<16}  "
             f"{_distinct(s, 'distinct_games'):>8}  {_distinct(s, 'distinct_outcomes'):>8}  "
             f"{s['rating']:>6.0f}  {_ci(s['rating_ci95'], 0):<12}  {s['leader_rate']:>6.3f}  "
-            f"{s['mean_score']:>6.1f}  {s['mean_rounds']:>6.1f}  {s['mean_lands_mid']:>9.2f}  {ends}"
+            f"{s['mean_score']:>6.1f}  {s['mean_rounds']:>6.1f}  {metric_value}{ends}"
         )
     lines += ["", "Worst seat of each strategy (its lowest win rate by colour) and its most repeated loss:"]
     for s in ordered:
@@ -88,9 +102,9 @@ def format_table(summary: dict[str, Any]) -> str:
             f"{_distinct(seat, 'distinct_games'):>8}  {_distinct(seat, 'distinct_outcomes'):>8}  "
             f"{seat['leader_rate']:>6.3f}  {seat['mean_score']:>6.1f}"
         )
-    lines += _lineup_lines(summary.get("lineups", []))
-    games = max(1, overall["games"])
-    ended = ", ".join(f"{r.replace('_', ' ')} {100 * overall['endings'][r] / games:.1f}%" for r in END_REASONS)
+    lines += _lineup_lines(summary.get("lineups", []), game.seat_names)
+    played = max(1, overall["games"])
+    ended = ", ".join(f"{r.replace('_', ' ')} {100 * overall['endings'][r] / played:.1f}%" for r in reasons)
     lines += [
         "",
         f"Games: {overall['games']} ({overall.get('distinct_games', '?')} distinct, "
@@ -127,7 +141,7 @@ def _worst_text(s: dict[str, Any]) -> str:
     )
 
 
-def _lineup_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
+def _lineup_lines(entries: Sequence[dict[str, Any]], seat_names: Sequence[str] = PLAYER_NAMES) -> list[str]:
     """Return the per line-up table: each strategy's win rate, diversity, per-seat rates and worst seat."""
     if not entries:
         return []
@@ -137,17 +151,18 @@ def _lineup_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
     lines = [
         "",
         f"{'line-up':<{width}}  {'strategy':<{name_width}}  {'games':>6}  {'win rate':>8}  {'95% CI':<16}  "
-        f"{'distinct':>8}  {'outcomes':>8}  {'CI(ess)':<16}  {'blue':>5}  {'green':>5}  {'red':>5}  "
-        f"{'worst':<6}  {'trunc':>5}",
+        f"{'distinct':>8}  {'outcomes':>8}  {'CI(ess)':<16}  "
+        + "  ".join(f"{p[:5]:>5}" for p in seat_names)
+        + f"  {'worst':<6}  {'trunc':>5}",
     ]
     for e in shown:
         for i, s in enumerate(e["strategies"]):
             seats = "  ".join(
-                f"{s['by_seat'][p]['win_rate']:>5.3f}" if p in s["by_seat"] else f"{'-':>5}" for p in PLAYER_NAMES
+                f"{s['by_seat'][p]['win_rate']:>5.3f}" if p in s["by_seat"] else f"{'-':>5}" for p in seat_names
             )
             worst = s["worst_seat"]["seat"] if s.get("worst_seat") else "-"
             label = ",".join(e["lineup"]) if i == 0 else ""
-            trunc = e["endings"]["truncation"] if i == 0 else ""
+            trunc = e["endings"][TRUNCATION] if i == 0 else ""
             lines.append(
                 f"{label:<{width}}  {s['name']:<{name_width}}  {s['n']:>6}  {s['win_rate']:>8.3f}  "
                 f"{_ci(s['ci95']):<16}  {s['distinct_games']:>8}  {s['distinct_outcomes']:>8}  "
@@ -155,35 +170,45 @@ def _lineup_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
             )
     if len(entries) > len(shown):
         lines.append(f"({len(entries) - len(shown)} more line-ups in results.json)")
-    lines.append("Per line-up columns count seat-games; blue/green/red are the strategy's win rates in each seat.")
+    lines.append(
+        f"Per line-up columns count seat-games; {'/'.join(seat_names)} are the strategy's win rates in each seat."
+    )
     return lines
 
 
 # ---- files -----------------------------------------------------------------------------------------------
-ROW_FIELDS = (
-    ["game", "lineup", "seating", "opening", "game_hash"]
-    + [f"strategy_{p}" for p in PLAYER_NAMES]
-    + [f"score_{p}" for p in PLAYER_NAMES]
-    + ["winners", "leaders", "end_reason", "rounds", "plies", "mid_round"]
-    + [f"lands_mid_{p}" for p in PLAYER_NAMES]
-    + [f"lands_end_{p}" for p in PLAYER_NAMES]
-    + [f"seed_{p}" for p in PLAYER_NAMES]
-)
+def row_fields(game: BoardGame) -> list[str]:
+    """Return the columns of a game's results.csv: per-seat lists become one column per seat."""
+    seats = game.seat_names
+    return (
+        ["game", "lineup", "seating", "opening", "game_hash"]
+        + [f"strategy_{p}" for p in seats]
+        + [f"score_{p}" for p in seats]
+        + ["winners", "leaders", "end_reason", "rounds", "plies", *game.row_columns]
+        + [f"{metric}_{p}" for metric in game.seat_metrics for p in seats]
+        + [f"seed_{p}" for p in seats]
+    )
 
 
-def csv_row(row: dict[str, Any]) -> dict[str, Any]:
+#: Domain Wheel's results.csv columns
+ROW_FIELDS = row_fields(games.get())
+
+
+def csv_row(row: dict[str, Any], game: BoardGame | None = None) -> dict[str, Any]:
     """Return a game row flattened for results.csv (lists per seat become one column per player)."""
+    game = game or games.get()
     flat: dict[str, Any] = {k: row[k] for k in ("game", "lineup", "seating", "end_reason", "rounds", "plies")}
     flat["opening"] = row.get("opening", 0)
     flat["game_hash"] = row.get("game_hash", "")
-    flat["mid_round"] = row["mid_round"]
+    for column in game.row_columns:
+        flat[column] = row[column]
     flat["winners"] = ";".join(row["winners"])
     flat["leaders"] = ";".join(row["leaders"])
-    for s, p in enumerate(PLAYER_NAMES):
+    for s, p in enumerate(game.seat_names):
         flat[f"strategy_{p}"] = row["strategies"][s]
         flat[f"score_{p}"] = row["scores"][s]
-        flat[f"lands_mid_{p}"] = row["lands_mid"][s]
-        flat[f"lands_end_{p}"] = row["lands_end"][s]
+        for metric in game.seat_metrics:
+            flat[f"{metric}_{p}"] = row[metric][s]
         flat[f"seed_{p}"] = row["seeds"][s]
     return flat
 
@@ -251,13 +276,15 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
         write(tmp)
 
 
-def write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+def write_csv(path: Path, rows: Sequence[dict[str, Any]], game: BoardGame | None = None) -> None:
+    game = game or games.get()
+
     def write(tmp: Path) -> None:
         with tmp.open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=ROW_FIELDS)
+            writer = csv.DictWriter(f, fieldnames=row_fields(game))
             writer.writeheader()
             for row in rows:
-                writer.writerow(csv_row(row))
+                writer.writerow(csv_row(row, game))
 
     write_atomic(path, write)
 
@@ -285,12 +312,14 @@ def _draw_chart(path: Path, summary: dict[str, Any]) -> None:
     from matplotlib.colors import TwoSlopeNorm
 
     names = summary["matrix"]["strategies"]
+    game = _game(summary)
+    players = game.num_players
     k = len(names)
     fig, axes = plt.subplots(2, 2, figsize=(12, 9.5))
     ax = axes[0, 0]
     matrix = np.array([[np.nan if v is None else v for v in row] for row in summary["matrix"]["win_rate"]])
     # red below, green above the share of a fair seat: a third of the games that have a winner
-    fair = min(max(summary["overall"]["rule_endings"] / NUM_PLAYERS, 1e-3), 0.999)
+    fair = min(max(summary["overall"]["rule_endings"] / players, 1e-3), 0.999)
     image = ax.imshow(matrix, norm=TwoSlopeNorm(vcenter=fair, vmin=0, vmax=1), cmap="RdYlGn")
     ax.set_xticks(range(k), names, rotation=30, ha="right")
     ax.set_yticks(range(k), names)
@@ -307,10 +336,11 @@ def _draw_chart(path: Path, summary: dict[str, Any]) -> None:
     seats = summary["seats"]
     rates = [s["win_rate"] for s in seats]
     err = np.array([[max(r - s["ci95"][0], 0), max(s["ci95"][1] - r, 0)] for r, s in zip(rates, seats, strict=True)]).T
-    colours = [tuple(c / 255 for c in rgb) for rgb in ((40, 110, 230), (40, 170, 70), (215, 50, 45))]
-    ax.bar(PLAYER_NAMES[:NUM_PLAYERS], rates, yerr=err, color=colours, capsize=6)
+    palette = ((40, 110, 230), (40, 170, 70), (215, 50, 45), (120, 120, 120))
+    colours = [tuple(c / 255 for c in palette[s % len(palette)]) for s in range(players)]
+    ax.bar(list(game.seat_names), rates, yerr=err, color=colours, capsize=6)
     overall = summary["overall"]
-    ax.axhline(overall["rule_endings"] / NUM_PLAYERS, color="grey", ls="--", label="no seat advantage")
+    ax.axhline(overall["rule_endings"] / players, color="grey", ls="--", label="no seat advantage")
     ax.set_ylim(0, 1)
     ax.set_title("Seat advantage: win rate per seat (95% Wilson CI)")
     ax.legend()
@@ -329,7 +359,10 @@ def _draw_chart(path: Path, summary: dict[str, Any]) -> None:
 
     ax = axes[1, 1]
     left = np.zeros(len(order))
-    for reason, colour in zip(END_REASONS, ("#6a3d9a", "#ff7f00", "#1f78b4", "#bbbbbb"), strict=True):
+    palette = ("#6a3d9a", "#ff7f00", "#1f78b4", "#33a02c", "#e31a1c", "#b15928")
+    rule_endings = [r for r in game.end_reasons if r != TRUNCATION]
+    colours = [palette[i % len(palette)] for i in range(len(rule_endings))] + ["#bbbbbb"]
+    for reason, colour in zip([*rule_endings, TRUNCATION], colours, strict=True):
         share = np.array([s["endings"][reason] for s in order])
         ax.barh(y, share, left=left, color=colour, label=reason.replace("_", " "))
         left += share
@@ -339,7 +372,7 @@ def _draw_chart(path: Path, summary: dict[str, Any]) -> None:
     ax.legend(loc="lower right", fontsize=8)
 
     cfg = summary["config"]
-    fig.suptitle(f"Arena: {overall['games']} games, {_options_text(cfg['options'])}, seed {cfg['seed']}")
+    fig.suptitle(f"Arena: {overall['games']} games, {game.describe_options(cfg['options'])}, seed {cfg['seed']}")
     fig.tight_layout()
     fig.savefig(path, dpi=110, format="png")
     plt.close(fig)
@@ -356,7 +389,7 @@ def save_game_records(
     tasks = schedule(config)
     directory.mkdir(parents=True, exist_ok=True)
     saved = []
-    for index in select_games(rows, k):
+    for index in select_games(rows, k, config.adapter.end_reasons):
         record, replayed = record_game(tasks[index], config)
         original = rows[index]
         same = all(replayed[f] == original[f] for f in ("end_reason", "winners", "scores", "plies"))
@@ -389,6 +422,6 @@ def write_outputs(
             old.unlink()
     if k:
         summary["saved_games"] = save_game_records(games, config, rows, k)
-    write_csv(out / "results.csv", rows)
+    write_csv(out / "results.csv", rows, config.adapter)
     write_chart(out / "chart.png", summary)
     write_json(out / "results.json", summary, rows)

@@ -20,10 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from dw_env.info import NUM_PLAYERS, PLAYER_NAMES
-from policies.files import is_registered
-from policies.registry import display_name
-from training.arena_config import END_REASONS, FORMAT, VERSION, ArenaConfig
+from dw_env.info import PLAYER_NAMES
+from policies.games.base import TRUNCATION, BoardGame
+from training.arena_config import FORMAT, VERSION, ArenaConfig
 from training.rating import rate, rating_groups, wilson_interval
 
 Row = dict[str, Any]
@@ -37,7 +36,6 @@ CONVENTIONS = {
     "games by score), Elo scale with mean 1500, 95% percentile bootstrap over games",
     "rating_groups": "strategies linked by wins both ways; gaps between groups rest on the prior, not the data",
     "matrix": "win_rate[a][b]: a's win rate in its seat-games with at least one opponent of strategy b",
-    "lands": "owned lands incl. the start land; mid = at the start of round ceil(rounds/2)",
     "openings": "every game starts with opening_plies random legal plies (no pass unless forced, no end request, "
     "never one that ends the game); game j of every seating of every line-up plays opening j",
     "distinct": "distinct_games: seat-games with different move lists (opening included); distinct_outcomes: "
@@ -49,9 +47,9 @@ CONVENTIONS = {
 }
 
 
-def _share(seat: int, names: Sequence[str]) -> float:
+def _share(seat: int, names: Sequence[str], seat_names: Sequence[str] = PLAYER_NAMES) -> float:
     """Return the seat's share of a result shared by ``names`` (1/k if it is one of them, else 0)."""
-    return 1.0 / len(names) if PLAYER_NAMES[seat] in names else 0.0
+    return 1.0 / len(names) if seat_names[seat] in names else 0.0
 
 
 def rate_entry(wins: float, n: int) -> dict[str, Any]:
@@ -60,11 +58,11 @@ def rate_entry(wins: float, n: int) -> dict[str, Any]:
     return {"n": n, "wins": round(wins, 6), "win_rate": wins / n if n else 0.0, "ci95": [low, high]}
 
 
-def finishing_order(row: Row, index: dict[str, int]) -> list[list[int]]:
+def finishing_order(row: Row, index: dict[str, int], seat_names: Sequence[str] = PLAYER_NAMES) -> list[list[int]]:
     """Return a game's finishing order as tiers of strategy indices: winners, then the rest by score."""
-    winners = {PLAYER_NAMES.index(w) for w in row["winners"]}
+    winners = {list(seat_names).index(w) for w in row["winners"]}
     tiers: list[list[int]] = [[index[row["strategies"][s]] for s in sorted(winners)]] if winners else []
-    rest = sorted((s for s in range(NUM_PLAYERS) if s not in winners), key=lambda s: -row["scores"][s])
+    rest = sorted((s for s in range(len(seat_names)) if s not in winners), key=lambda s: -row["scores"][s])
     for _, group in itertools.groupby(rest, key=lambda s: row["scores"][s]):
         tiers.append([index[row["strategies"][s]] for s in group])
     return tiers
@@ -140,29 +138,37 @@ class _SeatTally:
 
 @dataclass
 class _Tally:
-    """Sums over the seat-games of one strategy (or one seat)."""
+    """Sums over the seat-games of one strategy (or one seat) of ``game``."""
 
+    game: BoardGame
     n: int = 0
     wins: float = 0.0
     lead: float = 0.0
     score: float = 0.0
     rounds: float = 0.0
-    lands_mid: float = 0.0
-    lands_end: float = 0.0
-    endings: dict[str, int] = field(default_factory=lambda: dict.fromkeys(END_REASONS, 0))
-    won_by: dict[str, float] = field(default_factory=lambda: dict.fromkeys(END_REASONS[:3], 0.0))
-    by_seat: list[_SeatTally] = field(default_factory=lambda: [_SeatTally() for _ in range(NUM_PLAYERS)])
+    metrics: dict[str, float] = field(default_factory=dict)
+    endings: dict[str, int] = field(default_factory=dict)
+    won_by: dict[str, float] = field(default_factory=dict)
+    by_seat: list[_SeatTally] = field(default_factory=list)
     diversity: _Diversity = field(default_factory=_Diversity)
 
+    def __post_init__(self) -> None:
+        reasons = self.game.end_reasons
+        self.metrics = dict.fromkeys(self.game.seat_metrics, 0.0)
+        self.endings = dict.fromkeys(reasons, 0)
+        self.won_by = dict.fromkeys([r for r in reasons if r != TRUNCATION], 0.0)
+        self.by_seat = [_SeatTally() for _ in range(self.game.num_players)]
+
     def add(self, row: Row, seat: int) -> None:
-        share = _share(seat, row["winners"])
+        names = self.game.seat_names
+        share = _share(seat, row["winners"], names)
         self.n += 1
         self.wins += share
-        self.lead += _share(seat, row["leaders"])
+        self.lead += _share(seat, row["leaders"], names)
         self.score += row["scores"][seat]
         self.rounds += row["rounds"]
-        self.lands_mid += row["lands_mid"][seat]
-        self.lands_end += row["lands_end"][seat]
+        for metric in self.metrics:
+            self.metrics[metric] += row[metric][seat]
         self.endings[row["end_reason"]] += 1
         if share:
             self.won_by[row["end_reason"]] += share
@@ -173,12 +179,13 @@ class _Tally:
         return total / self.n if self.n else 0.0
 
     def seat_entries(self) -> dict[str, dict[str, Any]]:
-        return {PLAYER_NAMES[s]: t.entry() for s, t in enumerate(self.by_seat) if t.n}
+        return {self.game.seat_names[s]: t.entry() for s, t in enumerate(self.by_seat) if t.n}
 
     def rate_entries(self) -> dict[str, Any]:
         """Return the win rate, its diversity, the per-seat rates and the worst seat."""
         seats = self.seat_entries()
-        worst = min(seats, key=lambda p: (seats[p]["win_rate"], PLAYER_NAMES.index(p))) if seats else None
+        order = self.game.seat_names
+        worst = min(seats, key=lambda p: (seats[p]["win_rate"], order.index(p))) if seats else None
         return {
             **rate_entry(self.wins, self.n),
             **self.diversity.entry(self.wins, self.n),
@@ -187,22 +194,17 @@ class _Tally:
         }
 
 
-def _display_name(spec: str) -> str:
-    return display_name(spec) if is_registered(spec) else spec
-
-
 def _strategy_entry(name: str, t: _Tally, rating: Any) -> dict[str, Any]:
     return {
         "name": name,
-        "display_name": _display_name(name),
+        "display_name": t.game.display_name(name),
         **t.rate_entries(),
         "leader_rate": t.mean(t.lead),
         "rating": rating.elo,
         "rating_ci95": [rating.low, rating.high],
         "mean_score": t.mean(t.score),
         "mean_rounds": t.mean(t.rounds),
-        "mean_lands_mid": t.mean(t.lands_mid),
-        "mean_lands_end": t.mean(t.lands_end),
+        **{f"mean_{metric}": t.mean(total) for metric, total in t.metrics.items()},
         "endings": {r: t.mean(c) for r, c in t.endings.items()},
         "wins_by_ending": {r: round(c, 6) for r, c in t.won_by.items()},
     }
@@ -224,9 +226,10 @@ def _diversity_of_games(rows: Sequence[Row]) -> dict[str, Any]:
 def _lineup_entries(config: ArenaConfig, rows: Sequence[Row]) -> list[dict[str, Any]]:
     """Return per line-up: its games, their diversity, endings, and each of its strategies' win rates."""
     entries = []
+    reasons = config.adapter.end_reasons
     for li, lineup in enumerate(config.lineups):
         games = [r for r in rows if r["lineup"] == li]
-        per = {name: _Tally() for name in dict.fromkeys(lineup)}
+        per = {name: _Tally(config.adapter) for name in dict.fromkeys(lineup)}
         for row in games:
             for s, name in enumerate(row["strategies"]):
                 per[name].add(row, s)
@@ -235,7 +238,7 @@ def _lineup_entries(config: ArenaConfig, rows: Sequence[Row]) -> list[dict[str, 
                 "lineup": list(lineup),
                 "games": len(games),
                 **_diversity_of_games(games),
-                "endings": {reason: sum(r["end_reason"] == reason for r in games) for reason in END_REASONS},
+                "endings": {reason: sum(r["end_reason"] == reason for r in games) for reason in reasons},
                 "strategies": [{"name": name, **t.rate_entries()} for name, t in per.items()],
             }
         )
@@ -244,7 +247,7 @@ def _lineup_entries(config: ArenaConfig, rows: Sequence[Row]) -> list[dict[str, 
 
 def _overall(config: ArenaConfig, rows: Sequence[Row]) -> dict[str, Any]:
     rounds = [r["rounds"] for r in rows]
-    endings = {reason: sum(r["end_reason"] == reason for r in rows) for reason in END_REASONS}
+    endings = {reason: sum(r["end_reason"] == reason for r in rows) for reason in config.adapter.end_reasons}
     n = len(rows)
     return {
         "games": n,
@@ -254,7 +257,7 @@ def _overall(config: ArenaConfig, rows: Sequence[Row]) -> dict[str, Any]:
         "min_rounds": min(rounds, default=0),
         "max_rounds": max(rounds, default=0),
         "endings": endings,
-        "rule_endings": (n - endings["truncation"]) / n if n else 0.0,
+        "rule_endings": (n - endings[TRUNCATION]) / n if n else 0.0,
         "opening_plies": config.opening_plies,
         **_diversity_of_games(rows),
     }
@@ -262,19 +265,20 @@ def _overall(config: ArenaConfig, rows: Sequence[Row]) -> dict[str, Any]:
 
 def summarize(config: ArenaConfig, rows: Sequence[Row]) -> dict[str, Any]:
     """Return the run's statistics: per strategy, per seat, the strategy matrix, ratings and endings."""
+    game = config.adapter
     names = config.strategies
     index = {n: i for i, n in enumerate(names)}
-    per = {n: _Tally() for n in names}
-    seats = [_Tally() for _ in range(NUM_PLAYERS)]
+    per = {n: _Tally(game) for n in names}
+    seats = [_Tally(game) for _ in range(game.num_players)]
     m_wins, m_n = np.zeros((len(names), len(names))), np.zeros((len(names), len(names)), dtype=np.int64)
     for row in rows:
         for s, name in enumerate(row["strategies"]):
             per[name].add(row, s)
             seats[s].add(row, s)
-            for opponent in {row["strategies"][t] for t in range(NUM_PLAYERS) if t != s}:
-                m_wins[index[name], index[opponent]] += _share(s, row["winners"])
+            for opponent in {row["strategies"][t] for t in range(game.num_players) if t != s}:
+                m_wins[index[name], index[opponent]] += _share(s, row["winners"], game.seat_names)
                 m_n[index[name], index[opponent]] += 1
-    orders = [finishing_order(r, index) for r in rows]
+    orders = [finishing_order(r, index, game.seat_names) for r in rows]
     ratings = rate(orders, names, bootstrap=config.bootstrap, seed=config.seed)
     best_first = sorted(rating_groups(orders, len(names)), key=lambda g: -max(ratings[i].elo for i in g))
     groups = [[names[i] for i in g] for g in best_first]
@@ -283,14 +287,14 @@ def summarize(config: ArenaConfig, rows: Sequence[Row]) -> dict[str, Any]:
         "format": FORMAT,
         "version": VERSION,
         "config": config.to_dict(),
-        "conventions": CONVENTIONS,
+        "conventions": {**CONVENTIONS, **game.conventions},
         "overall": _overall(config, rows),
         "strategies": [_strategy_entry(n, per[n], r) for n, r in zip(names, ratings, strict=True)],
         "rating_groups": groups,
         "lineups": _lineup_entries(config, rows),
         "seats": [
             {
-                "seat": PLAYER_NAMES[s],
+                "seat": game.seat_names[s],
                 **rate_entry(t.wins, t.n),
                 **t.diversity.entry(t.wins, t.n),
                 "leader_rate": t.mean(t.lead),

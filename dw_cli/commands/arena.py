@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dw_cli.commands.arguments import int_at_least
+from dw_cli.commands.arguments import DEFAULT_GAME, add_game_argument, int_at_least, option_pairs
 
 #: upper bounds that catch typos before they schedule a billion games or fork a thousand processes
 MAX_GAMES = 1_000_000
@@ -36,17 +36,22 @@ def register(subparsers: Any) -> None:
             "results.csv, chart.png and game records."
         ),
     )
+    add_game_argument(p)
     who = p.add_argument_group("who plays")
     who.add_argument("--players", nargs="+", metavar="SEAT", default=[], help="strategies (or policy files)")
     who.add_argument(
         "--mode",
         choices=("round-robin", "gauntlet", "lineup"),
         default=None,
-        help="round-robin: every 3-multiset of --players (default with --players); gauntlet: the first "
-        "player vs two copies of each other; lineup: the --lineup line-ups (default with --lineup)",
+        help="round-robin: every k-multiset of --players for a k-player game (default with --players); gauntlet: "
+        "the first player vs k-1 copies of each other; lineup: the --lineup line-ups (default with --lineup)",
     )
     who.add_argument(
-        "--lineup", action="append", default=[], metavar="A,B,C", help="a fixed line-up of three seats; repeatable"
+        "--lineup",
+        action="append",
+        default=[],
+        metavar="A,B,C",
+        help="a fixed line-up (one seat per player); repeatable",
     )
     run = p.add_argument_group("how many")
     run.add_argument("--games", type=int_at_least(1, MAX_GAMES), default=60, help="games per line-up (default 60)")
@@ -69,7 +74,7 @@ def register(subparsers: Any) -> None:
         f"(0..{MAX_OPENING_PLIES}, default {DEFAULT_OPENING_PLIES}: one per colour; 0: every game from the "
         "initial position)",
     )
-    game = p.add_argument_group("game options (rule 10; default: the standard game)")
+    game = p.add_argument_group("Domain Wheel's options (rule 10; default: the standard game)")
     game.add_argument("--land-radius", type=int, default=None, help="land radius n (1..5, default 2)")
     game.add_argument("--map-radius", type=int, default=None, help="map radius R (2..5, default 4)")
     game.add_argument("--turns-to-conquer", type=int, default=None, help="K (1..8, default 4)")
@@ -97,6 +102,18 @@ def register(subparsers: Any) -> None:
 
 
 def _options(args: argparse.Namespace) -> Any:
+    """Return the options of ``args.game``: Domain Wheel's flags, or ``--option KEY=VALUE`` for the others."""
+    from policies import games
+
+    adapter = games.get(args.game)
+    pairs = option_pairs(args.option)
+    if args.game != DEFAULT_GAME:
+        used = [f for f, v in _dw_flags(args).items() if v]
+        if used:
+            raise ValueError(f"{used[0]} is a Domain Wheel option; give {adapter.title}'s as --option KEY=VALUE")
+        return adapter.options_from_dict(pairs)
+    if pairs:
+        raise ValueError("--option is for the other games; Domain Wheel's options have their own flags")
     from dw_env.options import GameOptions
 
     flags = {
@@ -117,6 +134,17 @@ def _options(args: argparse.Namespace) -> Any:
         raise ValueError(f"{flag}: {exc}") from None
 
 
+def _dw_flags(args: argparse.Namespace) -> dict[str, bool]:
+    return {
+        "--land-radius": args.land_radius is not None,
+        "--map-radius": args.map_radius is not None,
+        "--turns-to-conquer": args.turns_to_conquer is not None,
+        "--max-rounds": args.max_rounds is not None,
+        "--no-fast-knights": args.no_fast_knights,
+        "--king-alone-variant": args.king_alone_variant,
+    }
+
+
 def run_command(args: argparse.Namespace) -> int:
     from training.arena import run_arena
     from training.arena_config import ArenaConfig, build_lineups
@@ -130,8 +158,11 @@ def run_command(args: argparse.Namespace) -> int:
     mode = args.mode or ("lineup" if args.lineup else "round-robin")
     if not args.players and not args.lineup:
         raise ValueError("say who plays: --players A B ... (round-robin or gauntlet) or --lineup A,B,C")
-    lineups = build_lineups(mode, args.players, args.lineup)
+    from policies import games
+
+    lineups = build_lineups(mode, args.players, args.lineup, games.get(args.game))
     config = ArenaConfig(
+        game=args.game,
         lineups=tuple(lineups),
         games_per_lineup=args.games,
         seed=args.seed,

@@ -20,3 +20,51 @@ def int_at_least(low: int, high: int | None = None) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+# ---- the game and its options -------------------------------------------------------------------------------
+#: the game ids ``--game`` accepts, repeated here so that ``dw --help`` imports no engine (a test checks
+#: they agree with policies.games.GAMES)
+GAME_IDS = ("domain_wheel", "alveole", "conquer")
+DEFAULT_GAME = "domain_wheel"
+
+
+def add_game_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """Add ``--game ID`` and ``--option KEY=VALUE`` (the options of games other than Domain Wheel)."""
+    parser.add_argument(
+        "--game",
+        choices=GAME_IDS,
+        default=DEFAULT_GAME,
+        help=f"the game to play (default {DEFAULT_GAME}); see docs/GAMES.md",
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option of the game (e.g. --option max_plies=300 for alveole, --option size=9x9 for conquer); "
+        "repeatable. Domain Wheel's options have their own flags below",
+    )
+
+
+def parse_option_value(text: str) -> object:
+    """Return an ``--option`` value: an integer, true/false, or the text itself."""
+    if text.isascii() and text.lstrip("-").isdigit():
+        return int(text)
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return text
+
+
+def option_pairs(items: list[str]) -> dict[str, object]:
+    """Return ``--option KEY=VALUE`` items as a dict; ValueError naming a malformed or repeated item."""
+    options: dict[str, object] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key or not value.strip():
+            raise ValueError(f"--option must be KEY=VALUE, got {item[:60]!r}")
+        if key in options:
+            raise ValueError(f"--option {key} is given twice")
+        options[key] = parse_option_value(value.strip())
+    return options
