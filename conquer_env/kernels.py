@@ -1,0 +1,375 @@
+"""Compiled rules (numba): bounded enclosure detection, placement, pass, scores and the observation encoder.
+
+Enclosure (rule R-5.2) is an N4 flood from the frame over the points that are not the player's walls
+(live dots). Only regions bounded by the new dot can appear when a dot is placed (spec R-6, verified
+fact I2), so a placement never rescans the board:
+
+1. Around the new dot ``p`` the eight neighbours, in cyclic order, split its non-wall orthogonal
+   neighbours into *sectors* (two orthogonal neighbours are in one sector when the diagonal point
+   between them is no wall either, so an N4 path joins them right beside ``p``)::
+
+        NW  N  NE        a sector: a run of non-wall orthogonals joined
+         W  p  E         through non-wall diagonals; off-board points
+        SW  S  SE        count as non-wall and as outside (the frame)
+
+   One sector or none: every point the new wall touches is still joined, so nothing closed.
+2. With two or more sectors each one is flooded from its first point, stopping as soon as the flood
+   touches the border (open: the border reaches the frame, rule R-5.4) or a point an earlier, open
+   sector's flood reached. A cheap necessary test runs first: a point is enclosed only if each of
+   the four straight rays from it meets a wall before the edge (a link crossing a grid line always
+   has an end on it).
+3. A closed sector holding a live opponent dot is sealed (rule R-7); otherwise it is an open base
+   (rule R-8) and nothing changes.
+4. Step 3 of rule R-6 floods the opponent's walls from ``p`` only when step 2 sealed nothing: only
+   the placed dot can have entered an opponent's base (verified fact I6).
+
+A closed flood costs the region's size; an open one stops at the border, at most the points within
+the distance from ``p`` to the edge. Visited marks are a generation-stamped array, never cleared.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from conquer_env.layout import (
+    BASE_FIRED,
+    CAPTURED,
+    END_BOARD_FULL,
+    END_REASON,
+    END_TRUNCATED,
+    END_TWO_PASSES,
+    ERR_OCCUPIED,
+    ERR_OFF_BOARD,
+    ERR_OVER,
+    ERR_SEALED,
+    FREE,
+    OVER,
+    PASSES,
+    PLACED,
+    PLY,
+    PLY_LIMIT,
+    TO_MOVE,
+)
+
+# the eight neighbours in cyclic order N, NE, E, SE, S, SW, W, NW: even indices are orthogonal
+RING_DX = (0, 1, 1, 1, 0, -1, -1, -1)
+RING_DY = (-1, -1, 0, 1, 1, 1, 0, -1)
+DX4 = (0, 1, 0, -1)
+DY4 = (-1, 0, 1, 0)
+#: marks one placement uses in the stamp array (4 sectors + the opponent's flood)
+MARKS_PER_MOVE = 5
+_STAMP_RESET = 1 << 30
+
+
+def new_workspace(num_points: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (stamp int32[n], generation int32[1], queue int32[n]): the flood's scratch, one per thread."""
+    return np.zeros(num_points, np.int32), np.ones(1, np.int32), np.zeros(num_points, np.int32)
+
+
+@njit(cache=True, nogil=True)
+def is_wall(dots, owner, q, colour):  # type: ignore[no-untyped-def]
+    """Return True iff point q holds a live dot of ``colour`` (rule R-4.1, R-5.1)."""
+    return dots[q] == colour and owner[q] != 3 - colour
+
+
+@njit(cache=True, nogil=True)
+def rays_blocked(width, height, dots, owner, x, y, colour):  # type: ignore[no-untyped-def]
+    """Return True iff each straight ray from (x, y) meets a wall of ``colour`` before leaving the board."""
+    for d in range(4):
+        dx = DX4[d]
+        dy = DY4[d]
+        cx = x + dx
+        cy = y + dy
+        hit = False
+        while 0 <= cx < width and 0 <= cy < height:
+            q = cy * width + cx
+            if dots[q] == colour and owner[q] != 3 - colour:
+                hit = True
+                break
+            cx += dx
+            cy += dy
+        if not hit:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def flood(width, height, dots, owner, colour, start, stamp, mark, low, queue):  # type: ignore[no-untyped-def]
+    """Return the size n of start's region of ``colour`` (its points in queue[:n]) or -1 if it reaches the frame.
+
+    ``start`` must be no wall of ``colour``. Visited points get ``stamp = mark``; meeting a point stamped
+    in ``low .. mark - 1`` (reached by an earlier open flood of the same move) also means open.
+    """
+    stamp[start] = mark
+    queue[0] = start
+    head = 0
+    tail = 1
+    other = 3 - colour
+    while head < tail:
+        q = queue[head]
+        head += 1
+        x = q % width
+        y = q // width
+        if x == 0 or y == 0 or x == width - 1 or y == height - 1:
+            return -1
+        for d in range(4):
+            r = q + DX4[d] + DY4[d] * width
+            s = stamp[r]
+            if s == mark:
+                continue
+            if low <= s < mark:
+                return -1
+            if dots[r] == colour and owner[r] != other:
+                continue
+            stamp[r] = mark
+            queue[tail] = r
+            tail += 1
+    return tail
+
+
+@njit(cache=True, nogil=True)
+def _next_marks(stamp, generation):  # type: ignore[no-untyped-def]
+    low = generation[0]
+    if low > _STAMP_RESET:
+        stamp[:] = 0
+        low = 1
+    generation[0] = low + MARKS_PER_MOVE
+    return low
+
+
+@njit(cache=True, nogil=True)
+def _seal(dots, owner, scalars, queue, n, colour):  # type: ignore[no-untyped-def]
+    """Seal queue[:n] for ``colour`` (rule R-7.1): owner := colour; free points sealed leave FREE."""
+    for i in range(n):
+        r = queue[i]
+        if dots[r] == 0 and owner[r] == 0:
+            scalars[FREE] -= 1
+        owner[r] = colour
+
+
+@njit(cache=True, nogil=True)
+def _capture(width, height, dots, owner, scalars, p, colour, stamp, low, queue):  # type: ignore[no-untyped-def]
+    """Seal every capturing region the new wall at p closed for ``colour`` (rule R-6 step 2); return the count."""
+    x = p % width
+    y = p // width
+    nonwall = 0
+    for k in range(8):
+        cx = x + RING_DX[k]
+        cy = y + RING_DY[k]
+        if not (0 <= cx < width and 0 <= cy < height) or not is_wall(dots, owner, cy * width + cx, colour):
+            nonwall |= 1 << k
+    # a sector starts at orthogonal i when i is no wall and is not joined to the previous orthogonal
+    starts = 0
+    count = 0
+    any_open = False
+    for i in range(4):
+        k = 2 * i
+        if nonwall & (1 << k):
+            any_open = True
+            prev = (k + 6) % 8
+            if not ((nonwall & (1 << prev)) and (nonwall & (1 << (k + 7) % 8))):
+                starts |= 1 << i
+                count += 1
+    if count <= 1 or not any_open:
+        return 0
+    other = 3 - colour
+    sealed = 0
+    for i in range(4):
+        if not starts & (1 << i):
+            continue
+        cx = x + RING_DX[2 * i]
+        cy = y + RING_DY[2 * i]
+        if not (0 <= cx < width and 0 <= cy < height):
+            continue
+        q = cy * width + cx
+        if low <= stamp[q] < low + 4:
+            continue
+        if not rays_blocked(width, height, dots, owner, cx, cy, colour):
+            continue
+        n = flood(width, height, dots, owner, colour, q, stamp, low + i, low, queue)
+        if n <= 0:
+            continue
+        capturing = False
+        for j in range(n):
+            r = queue[j]
+            if dots[r] == other and owner[r] != colour:
+                capturing = True
+                break
+        if capturing:
+            _seal(dots, owner, scalars, queue, n, colour)
+            sealed += 1
+    return sealed
+
+
+@njit(cache=True, nogil=True)
+def _finish(scalars):  # type: ignore[no-untyped-def]
+    """Hand the turn over and apply the endings of rule R-9 (and the ply limit)."""
+    scalars[TO_MOVE] = 1 - scalars[TO_MOVE]
+    scalars[PLY] += 1
+    if scalars[PASSES] >= 2:
+        scalars[OVER] = 1
+        scalars[END_REASON] = END_TWO_PASSES
+    elif scalars[FREE] == 0:
+        scalars[OVER] = 1
+        scalars[END_REASON] = END_BOARD_FULL
+    elif scalars[PLY] >= scalars[PLY_LIMIT]:
+        scalars[OVER] = 1
+        scalars[END_REASON] = END_TRUNCATED
+
+
+@njit(cache=True, nogil=True)
+def place(width, height, dots, owner, scalars, p, stamp, generation, queue):  # type: ignore[no-untyped-def]
+    """Place the mover's dot at point p and resolve it (rule R-6); return PLACED|CAPTURED|BASE_FIRED or ERR_*."""
+    if scalars[OVER]:
+        return ERR_OVER
+    if p < 0 or p >= width * height:
+        return ERR_OFF_BOARD
+    if dots[p] != 0:
+        return ERR_OCCUPIED
+    if owner[p] != 0:
+        return ERR_SEALED
+    colour = scalars[TO_MOVE] + 1
+    other = 3 - colour
+    dots[p] = colour
+    scalars[FREE] -= 1
+    flags = PLACED
+    low = _next_marks(stamp, generation)
+    if _capture(width, height, dots, owner, scalars, p, colour, stamp, low, queue) > 0:
+        flags |= CAPTURED
+    elif rays_blocked(width, height, dots, owner, p % width, p // width, other):
+        n = flood(width, height, dots, owner, other, p, stamp, low + 4, low + 4, queue)
+        if n > 0:
+            _seal(dots, owner, scalars, queue, n, other)
+            flags |= BASE_FIRED
+    scalars[PASSES] = 0
+    _finish(scalars)
+    return flags
+
+
+@njit(cache=True, nogil=True)
+def pass_turn(scalars):  # type: ignore[no-untyped-def]
+    """Play a pass (rule R-3.1, R-9.2); return 0 or ERR_OVER."""
+    if scalars[OVER]:
+        return ERR_OVER
+    scalars[PASSES] += 1
+    _finish(scalars)
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def apply_action(width, height, dots, owner, scalars, action, stamp, generation, queue):  # type: ignore[no-untyped-def]
+    """Apply an action (a point, or ``width * height`` for pass); return its flags or a negative ERR_*."""
+    if action == width * height:
+        return pass_turn(scalars)
+    return place(width, height, dots, owner, scalars, action, stamp, generation, queue)
+
+
+@njit(cache=True, nogil=True)
+def scores(dots, owner, territory, out):  # type: ignore[no-untyped-def]
+    """Write both seats' scores into out[2]: dots scoring (rule R-10.1) or territory scoring (rule R-10.2)."""
+    out[0] = 0
+    out[1] = 0
+    for q in range(dots.shape[0]):
+        w = owner[q]
+        if w == 0:
+            continue
+        if territory or dots[q] == 3 - w:
+            out[w - 1] += 1
+
+
+@njit(cache=True, nogil=True)
+def encode(dots, owner, scalars, obs, mask):  # type: ignore[no-untyped-def]
+    """Write the acting seat's egocentric observation and action mask (layout in conquer_env.encoding)."""
+    n = dots.shape[0]
+    me = scalars[TO_MOVE] + 1
+    op = 3 - me
+    passed = scalars[PASSES] == 1
+    running = scalars[OVER] == 0
+    obs[:] = 0
+    for q in range(n):
+        d = dots[q]
+        w = owner[q]
+        if d == me:
+            if w == op:
+                obs[2 * n + q] = 1
+            else:
+                obs[q] = 1
+        elif d == op:
+            if w == me:
+                obs[3 * n + q] = 1
+            else:
+                obs[n + q] = 1
+        if w == me:
+            obs[4 * n + q] = 1
+        elif w == op:
+            obs[5 * n + q] = 1
+        if passed:
+            obs[6 * n + q] = 1
+        obs[7 * n + q] = 1
+        mask[q] = 1 if running and d == 0 and w == 0 else 0
+    mask[n] = 1 if running else 0
+
+
+@njit(cache=True, nogil=True)
+def region_labels(width, height, dots, owner, colour, labels, queue):  # type: ignore[no-untyped-def]
+    """Label the enclosed regions of ``colour`` on the whole board (rule R-5.2); return how many there are.
+
+    labels[q] = k > 0 for the k-th enclosed region, 0 for walls and for points the frame reaches. A
+    whole-board pass: for loading, validating and drawing positions, never on the per-move path.
+    """
+    n = width * height
+    other = 3 - colour
+    labels[:] = 0
+    # flood from the frame: every non-wall border point, marked -1
+    tail = 0
+    for q in range(n):
+        x = q % width
+        y = q // width
+        border = x == 0 or y == 0 or x == width - 1 or y == height - 1
+        if border and not (dots[q] == colour and owner[q] != other):
+            labels[q] = -1
+            queue[tail] = q
+            tail += 1
+    head = 0
+    while head < tail:
+        q = queue[head]
+        head += 1
+        x = q % width
+        y = q // width
+        for d in range(4):
+            cx = x + DX4[d]
+            cy = y + DY4[d]
+            if 0 <= cx < width and 0 <= cy < height:
+                r = cy * width + cx
+                if labels[r] == 0 and not (dots[r] == colour and owner[r] != other):
+                    labels[r] = -1
+                    queue[tail] = r
+                    tail += 1
+    count = 0
+    for s in range(n):
+        if labels[s] != 0 or (dots[s] == colour and owner[s] != other):
+            continue
+        count += 1
+        labels[s] = count
+        queue[0] = s
+        head = 0
+        tail = 1
+        while head < tail:
+            q = queue[head]
+            head += 1
+            x = q % width
+            y = q // width
+            for d in range(4):
+                cx = x + DX4[d]
+                cy = y + DY4[d]
+                if 0 <= cx < width and 0 <= cy < height:
+                    r = cy * width + cx
+                    if labels[r] == 0 and not (dots[r] == colour and owner[r] != other):
+                        labels[r] = count
+                        queue[tail] = r
+                        tail += 1
+    for q in range(n):
+        if labels[q] < 0:
+            labels[q] = 0
+    return count

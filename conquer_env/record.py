@@ -1,0 +1,105 @@
+"""Game records: the options, the players, every action and the result, as JSON; replay checks each action.
+
+Format (``format: "conquer-record-v1"``)::
+
+    {"format": "conquer-record-v1", "options": {...}, "players": ["random", "heuristic"],
+     "actions": [40, 41, 81, ...], "result": {"end_reason": "two_passes", "winners": [0],
+     "scores": {"dots": [3, 1], "territory": [7, 2]}, "plies": 57}}
+
+Actions are the engine's ints (``y * W + x``, ``W * H`` = pass). ``result`` is null while the game
+runs. :func:`replay` rebuilds the game from the start, refusing the first illegal action by its index,
+and checks the stored result against the replayed one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from conquer_env.engine import ConquerGame
+from conquer_env.errors import IllegalActionError, PositionError, brief
+from conquer_env.options import ConquerOptions
+
+FORMAT = "conquer-record-v1"
+_KEYS = ("format", "options", "players", "actions", "result")
+
+
+def result_of(game: ConquerGame) -> dict[str, Any] | None:
+    """Return the ``result`` entry of a finished game (both methods' scores), or None while it runs."""
+    if not game.over:
+        return None
+    return {
+        "end_reason": game.end_reason,
+        "winners": game.winners,
+        "scores": {"dots": game.dots_scores(), "territory": game.territory_scores()},
+        "plies": game.ply,
+    }
+
+
+def make_record(
+    options: ConquerOptions, players: Sequence[str], actions: Sequence[int], game: ConquerGame
+) -> dict[str, Any]:
+    """Return the JSON-ready record of a game played from the start of ``options``."""
+    return {
+        "format": FORMAT,
+        "options": options.to_dict(),
+        "players": list(players),
+        "actions": [int(a) for a in actions],
+        "result": result_of(game),
+    }
+
+
+def replay(data: Any, upto: int | None = None) -> ConquerGame:
+    """Return the game after the record's actions (the first ``upto`` of them); PositionError if malformed."""
+    if not isinstance(data, Mapping):
+        raise PositionError(f"a record must be a mapping, got {type(data).__name__}")
+    for key in data:
+        if key not in _KEYS:
+            raise PositionError(f"unknown record key {brief(key)}; allowed: {', '.join(_KEYS)}")
+    if data.get("format") != FORMAT:
+        raise PositionError(f"record format must be {FORMAT!r}, got {brief(data.get('format'))}")
+    try:
+        options = ConquerOptions.from_dict(data.get("options", {}))
+    except ValueError as err:
+        raise PositionError(f"record options: {err}") from err
+    players = data.get("players", [])
+    if not isinstance(players, list) or len(players) != 2 or not all(isinstance(p, str) for p in players):
+        raise PositionError(f"record players must be a list of 2 names, got {brief(players)}")
+    actions = data.get("actions")
+    if not isinstance(actions, list):
+        raise PositionError(f"record actions must be a list of integers, got {brief(actions)}")
+    if upto is not None and not 0 <= upto <= len(actions):
+        raise PositionError(f"upto={upto} is out of range; allowed: 0..{len(actions)}")
+    game = ConquerGame.new(options)
+    for i, action in enumerate(actions[:upto]):
+        try:
+            game.play(action)
+        except IllegalActionError as err:
+            raise PositionError(f"record action {i} ({brief(action)}) is illegal: {err}") from err
+    if upto is None:
+        stored = data.get("result")
+        if stored is not None and stored != result_of(game):
+            raise PositionError(f"record result {brief(stored)} does not match the replayed game {result_of(game)}")
+    return game
+
+
+def dumps(record: Mapping[str, Any]) -> str:
+    """Return a record as a JSON string."""
+    return json.dumps(record)
+
+
+def save(record: Mapping[str, Any], path: str | Path) -> None:
+    """Write a record as JSON."""
+    Path(path).write_text(dumps(record) + "\n", encoding="utf-8")
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """Read a record file (checked by replaying it); PositionError if malformed."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise PositionError(f"{path}: not valid JSON: {err}") from err
+    replay(data)
+    return data  # type: ignore[no-any-return]
