@@ -246,8 +246,11 @@ def load(path: str | Path) -> ConquerGame:
 _HEADER_KEYS = ("to_move", "passes", "ply", "scoring", "start", "max_plies")
 
 
-def from_text(text: str, **options: Any) -> ConquerGame:
-    """Return the game of a text diagram (module docstring); keyword options override the header's."""
+def from_text(text: str, **overrides: Any) -> ConquerGame:
+    """Return the game of a text diagram (module docstring).
+
+    Keywords override the header: ``to_move``, ``passes``, ``ply`` or any option (``scoring``, ...).
+    """
     if not isinstance(text, str):
         raise PositionError(f"a diagram must be a string, got {type(text).__name__}")
     header: dict[str, Any] = {}
@@ -292,10 +295,11 @@ def from_text(text: str, **options: Any) -> ConquerGame:
                 raise PositionError(f"header {key} must be an integer, got {brief(header[key])}") from None
     if "max_plies" in numbers:
         opts["max_plies"] = numbers["max_plies"]
-    opts.update(options)
-    return build(
-        dots_rows, owner_rows or None, header.get("to_move", "R"), numbers.get("passes", 0), numbers.get("ply", 0), opts
-    )
+    state: dict[str, Any] = {"to_move": header.get("to_move", "R"), "passes": numbers.get("passes", 0)}
+    state["ply"] = numbers.get("ply", 0)
+    for key, value in overrides.items():
+        (state if key in state else opts)[key] = value
+    return build(dots_rows, owner_rows or None, state["to_move"], state["passes"], state["ply"], opts)
 
 
 def to_text(game: ConquerGame, header: bool = True) -> str:
