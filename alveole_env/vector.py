@@ -252,7 +252,8 @@ class AlveoleVectorEnv:
     def sample_actions(self) -> NDArray[np.int32]:
         """Return a uniformly random legal action for every game (seeded by ``seed``)."""
         keys = self.rng.random((self.num_envs, NUM_ACTIONS)) * self._masks
-        return np.argmax(keys, axis=1).astype(np.int32)
+        out: NDArray[np.int32] = np.argmax(keys, axis=1).astype(np.int32)
+        return out
 
     def game(self, i: int) -> AlveoleGame:
         """Return an independent engine copy of game ``i`` (what scripted seats act on)."""
