@@ -4,6 +4,7 @@ A checkpoint is one ``torch.save`` file (suffix ``.pt``) holding a plain mapping
 
     format, format_version      "dw-ppo-checkpoint", 2 (version 1 files still load as policies)
     observation_version         the layout the weights read (dw_env.envs.observation.OBSERVATION_VERSION)
+    game                        (other games than Domain Wheel only) the game's id (policies.games)
     options                     the game options trained on (map size and rules variants)
     network                     the network's size: channels, blocks, head_hidden
     model                       the network's weights (state dict)
@@ -101,14 +102,28 @@ def stale_temporaries(folder: str | Path, names: tuple[str, ...]) -> list[Path]:
     return sorted(found)
 
 
-def load(path: str | Path, options: GameOptions | None = None, *, map_only: bool = False) -> dict[str, Any]:
+def game_of(payload: dict[str, Any], path: str | Path) -> str:
+    """Return the id of the game a checkpoint was made for (files without one: Domain Wheel)."""
+    from policies import games
+
+    game = payload.get("game", games.DEFAULT_GAME)
+    if not isinstance(game, str) or game not in games.GAMES:
+        raise CheckpointError(f"{path}: made for an unknown game {brief(game)}; known: {', '.join(games.GAMES)}")
+    return game
+
+
+def load(
+    path: str | Path, options: Any = None, *, map_only: bool = False, game_id: str | None = None
+) -> dict[str, Any]:
     """Return a checkpoint's mapping after checking its format and observation layout.
 
     With ``options``, also refuse a checkpoint made for another map size (or, unless ``map_only``, other
-    rules options). Raises FileNotFoundError for a missing file and :class:`CheckpointError` with a clear
-    message for anything else.
+    rules options). With ``game_id`` (default: Domain Wheel), refuse a checkpoint of another game. Raises
+    FileNotFoundError for a missing file and :class:`CheckpointError` with a clear message for anything else.
     """
     import torch
+
+    from policies import games
 
     p = Path(path)
     if not p.is_file():
@@ -131,10 +146,15 @@ def load(path: str | Path, options: GameOptions | None = None, *, map_only: bool
             f"{path}: checkpoint format version {brief(version)} is not supported; "
             f"this version reads {', '.join(map(str, READABLE_VERSIONS))}"
         )
-    if not isinstance(payload["observation_version"], str) or payload["observation_version"] != OBSERVATION_VERSION:
+    game = game_of(payload, path)
+    wanted = game_id or games.DEFAULT_GAME
+    if game != wanted:
+        raise CheckpointError(f"{path}: a checkpoint of {game}, not of {wanted}; play it with --game {game}")
+    expected = OBSERVATION_VERSION if game == games.DEFAULT_GAME else games.get(game).observation_version()  # type: ignore[attr-defined]
+    if not isinstance(payload["observation_version"], str) or payload["observation_version"] != expected:
         raise CheckpointError(
             f"{path}: made for observation layout {brief(payload['observation_version'])}, but this environment "
-            f"produces {OBSERVATION_VERSION!r}; retrain, or use the version of dw_env the checkpoint was made with"
+            f"produces {expected!r}; retrain, or use the version of the engine the checkpoint was made with"
         )
     saved = saved_options(payload, path)
     if options is not None:
@@ -146,9 +166,12 @@ def _get(payload: Any, key: str) -> Any:
     return payload.get(key) if isinstance(payload, dict) else type(payload).__name__
 
 
-def saved_options(payload: dict[str, Any], path: str | Path) -> GameOptions:
+def saved_options(payload: dict[str, Any], path: str | Path) -> Any:
     """Return the game options a checkpoint was made for; CheckpointError if they are not valid options."""
+    from policies import games
+
     options = payload["options"]
+    game = game_of(payload, path)
     if not isinstance(options, dict) or any(
         isinstance(v, int) and not isinstance(v, bool) and abs(v) > 2**31 for v in options.values()
     ):
@@ -156,6 +179,8 @@ def saved_options(payload: dict[str, Any], path: str | Path) -> GameOptions:
             f"{path}: damaged checkpoint, options must be a mapping of game options, got {brief(options)}"
         )
     try:
+        if game != games.DEFAULT_GAME:
+            return games.get(game).options_from_dict(options)
         return GameOptions.from_dict(options)
     except (TypeError, ValueError) as exc:
         raise CheckpointError(f"{path}: damaged checkpoint, its game options are not valid: {cut(str(exc))}") from None
@@ -215,18 +240,33 @@ def load_weights(net: Any, payload: dict[str, Any], path: str | Path) -> None:
     net.load_state_dict(model)
 
 
-def check_playable(payload: dict[str, Any], path: str | Path) -> None:
-    """Raise CheckpointError unless the network the file names can be built and its weights fit it."""
+def build_network(payload: dict[str, Any], path: str | Path) -> Any:
+    """Return the network a checkpoint names (its game's kind, size and map) with its weights loaded.
+
+    CheckpointError if the size or the weights do not fit. Torch's RNG stream is left where it was.
+    """
     import torch
 
-    from dw_env.geometry import build_geometry
-    from policies.network import HexPolicyNet
+    from policies import games
 
     options = saved_options(payload, path)
     size = network_size(payload, path)
+    game = game_of(payload, path)
     with torch.random.fork_rng(devices=[]):  # building a net for the check must not move torch's RNG
-        net = HexPolicyNet(build_geometry(options.land_radius, options.map_radius), **size)
+        if game == games.DEFAULT_GAME:
+            from dw_env.geometry import build_geometry
+            from policies.network import HexPolicyNet
+
+            net = HexPolicyNet(build_geometry(options.land_radius, options.map_radius), **size)
+        else:
+            net = games.get(game).make_network(options, size)  # type: ignore[attr-defined]
     load_weights(net, payload, path)
+    return net
+
+
+def check_playable(payload: dict[str, Any], path: str | Path) -> None:
+    """Raise CheckpointError unless the network the file names can be built and its weights fit it."""
+    build_network(payload, path)
 
 
 def _few(names: list[str], shown: int = 4) -> str:
@@ -242,8 +282,18 @@ def check_options(
     map_only: bool,
     saved: GameOptions | None = None,
 ) -> None:
-    """Raise CheckpointError if the checkpoint was made for another map size (or other rules options)."""
+    """Raise CheckpointError if the checkpoint was made for another map size (or other rules options).
+
+    Other games than Domain Wheel compare their whole options unless ``map_only`` (their networks run on
+    any grid size).
+    """
     saved = saved or saved_options(payload, path)
+    if not isinstance(saved, GameOptions):
+        if not map_only and saved != options:
+            here, there = options.to_dict(), saved.to_dict()
+            text = ", ".join(f"{k}={v} (here {here.get(k)})" for k, v in there.items() if here.get(k) != v)
+            raise CheckpointError(f"{path}: made for other game options: {text}")
+        return
     here = (options.land_radius, options.map_radius)
     there = (saved.land_radius, saved.map_radius)
     if here != there:

@@ -5,7 +5,8 @@ the default run (``configs/small.yaml``: the small map on a CPU)::
 
     run:     name, seed, out_dir, total_env_steps, max_minutes, device, amp, torch_threads, env_threads,
              checkpoint_every, stop_after_updates, progress
-    game:    the game options (dw_env.options.GameOptions): land_radius, map_radius, max_rounds, ...
+    game:    the game options (dw_env.options.GameOptions): land_radius, map_radius, max_rounds, ...;
+             ``name: alveole`` (or another id of policies.games) trains that game, with its own options
     env:     num_envs, num_steps, score_shaping, conquest_shaping
     ppo:     learning_rate, anneal_lr, gamma, gae_lambda, num_minibatches, update_epochs, ...
     network: channels, cell_layers, land_layers, head_hidden
@@ -17,6 +18,12 @@ A section left out or left empty (``game:`` with nothing under it) takes its def
 key a section leaves out; for ``game`` that is the default run's small map (``land_radius: 1, map_radius:
 2, max_rounds: 150``, the other options as in GameOptions), whether the section is missing, empty or names
 only some options.
+
+**Other games.** ``game: {name: alveole, ...}`` selects another game of :mod:`policies.games`; the rest of
+the section are that game's options (its adapter validates them), and the sections the config leaves out
+take the game's own training defaults (:data:`GAME_DEFAULTS`: its scripted seats as league opponents and
+evaluation opponents, no warm start unless asked). Opponent kinds, teachers and evaluation opponents are
+that game's seat names (``random``, ``heuristic``) besides ``latest`` and ``past``.
 
 Validation is strict (pgx's ``extra="forbid"``, pydantic's strict mode): an unknown section or key is an
 error naming it and the allowed keys; a value of the wrong type (``"0.1"`` for a number, ``1`` for true),
@@ -40,14 +47,26 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from dw_env.errors import brief
 from dw_env.options import GameOptions
+from policies import games
 
 #: opponent kinds a game can be sampled with: the learner itself, a frozen past self, or a scripted AI
 NETWORK_OPPONENTS: tuple[str, ...] = ("latest", "past")
 SCRIPTED_OPPONENTS: tuple[str, ...] = ("random", "balanced", "expansionist", "center", "raider", "guardian")
 OPPONENT_KINDS: tuple[str, ...] = NETWORK_OPPONENTS + SCRIPTED_OPPONENTS
-Scripted = Literal["random", "balanced", "expansionist", "center", "raider", "guardian"]
-Teacher = Literal["none", "random", "balanced", "expansionist", "center", "raider", "guardian"]
-assert get_args(Scripted) == SCRIPTED_OPPONENTS
+#: the seats of the other games a config may name (checked against its game's seats after validation)
+OTHER_GAME_SEATS: tuple[str, ...] = ("heuristic",)
+Scripted = Literal["random", "balanced", "expansionist", "center", "raider", "guardian", "heuristic"]
+Teacher = Literal["none", "random", "balanced", "expansionist", "center", "raider", "guardian", "heuristic"]
+assert get_args(Scripted) == SCRIPTED_OPPONENTS + OTHER_GAME_SEATS
+#: the training defaults of the other games: sections (or keys) a config leaves out take these
+GAME_DEFAULTS: dict[str, dict[str, Any]] = {
+    "*": {
+        "league": {"weights": {"latest": 0.4, "past": 0.3, "random": 0.1, "heuristic": 0.2}},
+        "imitation": {"teacher": "none"},
+        "eval": {"final_opponents": ["random", "heuristic"]},
+        "network": {"channels": 32, "cell_layers": 4, "land_layers": 0, "head_hidden": 64},
+    },
+}
 
 #: the game options of the default run (the small map); other options default as in GameOptions
 DEFAULT_GAME: dict[str, Any] = {"land_radius": 1, "map_radius": 2, "max_rounds": 150}
@@ -150,11 +169,12 @@ class PPOConfig(_Section):
 
 
 class NetworkConfig(_Section):
-    """The hex network's size (see policies/network.py); the weights do not depend on the map size."""
+    """The network's size (Domain Wheel: policies/network.py; the other games: policies/board_network.py, whose
+    residual blocks are ``cell_layers`` and which has no lands); the weights do not depend on the map size."""
 
     channels: int = _int(16, 4, 1024)
-    cell_layers: int = _int(1, 0, 64)  # hex convolutions over the cells
-    land_layers: int = _int(3, 0, 64)  # rounds of message passing between lands
+    cell_layers: int = _int(1, 0, 64)  # hex convolutions over the cells (board games: residual blocks)
+    land_layers: int = _int(3, 0, 64)  # rounds of message passing between lands (board games: 0)
     head_hidden: int = _int(64, 8, 4096)
 
 
@@ -178,11 +198,12 @@ class LeagueConfig(_Section):
     def _every_kind(cls, weights: dict[str, float]) -> dict[str, float]:
         """Return a weight for every opponent kind (0 for those left out); refuse unknown kinds, negatives."""
         for kind, weight in weights.items():
-            if kind not in OPPONENT_KINDS:
+            if kind not in OPPONENT_KINDS + OTHER_GAME_SEATS:
                 raise ValueError(f"unknown opponent kind {brief(kind)}; allowed: {', '.join(OPPONENT_KINDS)}")
             if not weight >= 0:
                 raise ValueError(f"the weight of {kind} must be a finite number >= 0, got {brief(weight)}")
-        full = {kind: float(weights.get(kind, 0.0)) for kind in OPPONENT_KINDS}
+        known = OPPONENT_KINDS + tuple(k for k in weights if k in OTHER_GAME_SEATS)
+        full = {kind: float(weights.get(kind, 0.0)) for kind in known}
         if sum(full.values()) <= 0:
             raise ValueError("must give at least one opponent kind a positive weight")
         return full
@@ -227,7 +248,21 @@ class TrainConfig(_Section):
     @field_validator("game")
     @classmethod
     def _game_options(cls, game: dict[str, Any]) -> dict[str, Any]:
-        """Return every game option: the default run's for keys left out, checked by GameOptions."""
+        """Return every game option: the default run's for keys left out, checked by GameOptions.
+
+        A ``name`` other than Domain Wheel's hands the other keys to that game's adapter.
+        """
+        name = game.get("name", games.DEFAULT_GAME)
+        if name != games.DEFAULT_GAME:
+            if name not in games.available():
+                raise ValueError(f"name: unknown game {brief(name)}; allowed: {', '.join(games.available())}")
+            adapter = games.get(name)
+            rest = {k: v for k, v in game.items() if k != "name"}
+            try:
+                return {"name": name, **adapter.options_to_dict(adapter.options_from_dict(rest))}
+            except (TypeError, ValueError) as exc:
+                raise ValueError(_cut(str(exc))) from None
+        game = {k: v for k, v in game.items() if k != "name"}
         allowed = [f for f in GameOptions().to_dict()]
         for key, value in game.items():
             if key not in allowed:
@@ -241,6 +276,21 @@ class TrainConfig(_Section):
             raise ValueError(_cut(str(exc))) from None
 
     @model_validator(mode="after")
+    def _seats_of_the_game(self) -> TrainConfig:
+        """Refuse opponents, teachers and evaluation opponents that are not seats of the game."""
+        seats = set(games.get(self.game_id).registered_seats())
+        named = [("league.weights", k) for k, w in self.league.weights.items() if w > 0 and k not in NETWORK_OPPONENTS]
+        named += [("eval.final_opponents", k) for k in self.eval.final_opponents]
+        if self.imitation.teacher != "none":
+            named.append(("imitation.teacher", self.imitation.teacher))
+        for where, kind in named:
+            if kind not in seats:
+                raise ValueError(
+                    f"{where}: {kind} is not a seat of {self.game_id}; allowed: {', '.join(sorted(seats))}"
+                )
+        return self
+
+    @model_validator(mode="after")
     def _batch_fits_minibatches(self) -> TrainConfig:
         steps = self.env.num_envs * self.env.num_steps
         if steps < 3 * self.ppo.num_minibatches:
@@ -251,8 +301,21 @@ class TrainConfig(_Section):
         return self
 
     @property
-    def options(self) -> GameOptions:
-        """Return the validated game options."""
+    def game_id(self) -> str:
+        """Return the id of the game trained on (:mod:`policies.games`)."""
+        return str(self.game.get("name", games.DEFAULT_GAME))
+
+    @property
+    def scripted_kinds(self) -> tuple[str, ...]:
+        """Return the scripted opponent kinds of the league, in the order of its weights."""
+        return tuple(k for k in self.league.weights if k not in NETWORK_OPPONENTS)
+
+    @property
+    def options(self) -> Any:
+        """Return the validated game options (Domain Wheel's GameOptions, or the other game's options object)."""
+        if self.game_id != games.DEFAULT_GAME:
+            adapter = games.get(self.game_id)
+            return adapter.options_from_dict({k: v for k, v in self.game.items() if k != "name"})
         return GameOptions.from_dict(self.game)
 
     def network_size(self) -> dict[str, int]:
@@ -378,12 +441,27 @@ def from_dict(data: Any) -> TrainConfig:
         if key not in ALL_SECTIONS:
             raise ConfigError(f"unknown section {brief(key)}; allowed: {', '.join(ALL_SECTIONS)}")
     sections = {key: value for key, value in data.items() if value is not None}  # "ppo:" alone: the defaults
+    game = sections.get("game")
+    if isinstance(game, dict) and game.get("name", games.DEFAULT_GAME) != games.DEFAULT_GAME:
+        sections = _with_game_defaults(sections, GAME_DEFAULTS.get(str(game["name"]), GAME_DEFAULTS["*"]))
     try:
         return TrainConfig.model_validate(sections)
     except ValidationError as exc:
         raise _config_error(exc) from None
     except RecursionError:
         raise ConfigError("the config is nested too deeply") from None
+
+
+def _with_game_defaults(sections: dict[str, Any], defaults: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Return ``sections`` with a game's defaults for the keys they leave out (the user's values win)."""
+    out = dict(sections)
+    for section, values in defaults.items():
+        given = out.get(section)
+        if given is None:
+            out[section] = copy.deepcopy(values)
+        elif isinstance(given, dict):
+            out[section] = {**copy.deepcopy(values), **given}
+    return out
 
 
 # ---- YAML -------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
-"""Evaluation on the batched env: the network as one seat against two copies of a scripted AI.
+"""Evaluation on the batched env: the network as one seat against copies of a scripted AI (two in Domain Wheel).
 
-Game ``g`` seats the network at seat ``g % 3``, so every seating is played equally often (the arena's
+Game ``g`` seats the network at seat ``g % P`` (P players), so every seating is played equally often (the arena's
 "all seatings" for a line-up of one network and two copies of an AI). Games are run in parallel slots of a
 vector env; only the first ``games`` games started count, whatever order they finish in, so long games are
 not under-counted. The win credit follows the arena: a shared win of ``k`` players counts ``1/k``, a
@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from dw_env.options import GameOptions
-from training.league import ScriptedSeats, game_result
+from policies import games as game_adapters
+from training.game_setup import eval_env, scripted_seats
+from training.league import game_result
 from training.rating import wilson_interval
 
 
@@ -26,7 +27,7 @@ class EvalResult:
     opponent: str
     wins: float  # win credit (shared wins count 1/k)
     games: int
-    seat_wins: tuple[float, float, float]  # win credit by the network's seat (Blue, Green, Red)
+    seat_wins: tuple[float, ...]  # win credit by the network's seat (Blue, Green, Red in Domain Wheel)
     truncated: int
     env_steps: int
 
@@ -41,7 +42,7 @@ class EvalResult:
 
 def evaluate(
     net: Any,
-    options: GameOptions,
+    options: Any,
     opponent: str,
     games: int,
     *,
@@ -51,22 +52,25 @@ def evaluate(
     device: Any = None,
     amp: bool = False,
     env_threads: int = 1,
+    game_id: str = game_adapters.DEFAULT_GAME,
 ) -> EvalResult:
-    """Play ``games`` games of ``net`` (one seat, rotating) against two copies of scripted AI ``opponent``."""
+    """Play ``games`` games of ``net`` (one seat, rotating) against copies of scripted AI ``opponent``."""
     import torch
 
-    from dw_env.envs.vector import DomainWheelVectorEnv
-    from dw_env.geometry import build_geometry
     from policies.network import policy_step
 
     device = device or torch.device("cpu")
-    geometry = build_geometry(options.land_radius, options.map_radius)
-    if net.geometry is not geometry:
-        net.set_geometry(geometry)
+    if game_id == game_adapters.DEFAULT_GAME:
+        from dw_env.geometry import build_geometry
+
+        geometry = build_geometry(options.land_radius, options.map_radius)
+        if net.geometry is not geometry:
+            net.set_geometry(geometry)
     n = max(1, min(num_envs, games))
-    env = DomainWheelVectorEnv(n, options, env_threads, seed, copy=False)
+    env = eval_env(game_id, options, n, env_threads, seed)
     obs, masks, player = env.reset()
-    scripted = ScriptedSeats(env)
+    scripted = scripted_seats(game_id, env)
+    players = scripted.players
     rng = np.random.default_rng(seed)
     game_of = np.zeros(n, dtype=np.int64)  # index of the game in each slot; games >= ``games`` do not count
     started = 0
@@ -79,8 +83,8 @@ def evaluate(
 
     for slot in range(n):
         start(slot)
-    seat = game_of % 3
-    wins, seat_wins, truncated, done, steps = 0.0, [0.0, 0.0, 0.0], 0, 0, 0
+    seat = game_of % players
+    wins, seat_wins, truncated, done, steps = 0.0, [0.0] * players, 0, 0, 0
     torch_state = torch.get_rng_state()
     torch.manual_seed(seed)
     try:
@@ -102,10 +106,10 @@ def evaluate(
                     truncated += int(bool(trunc[slot]))
                     done += 1
                 start(int(slot))
-                seat[slot] = game_of[slot] % 3
+                seat[slot] = game_of[slot] % players
     finally:
         torch.set_rng_state(torch_state)
-    return EvalResult(opponent, wins, games, (seat_wins[0], seat_wins[1], seat_wins[2]), truncated, steps)
+    return EvalResult(opponent, wins, games, tuple(seat_wins), truncated, steps)
 
 
 def format_results(results: list[EvalResult]) -> str:

@@ -33,17 +33,22 @@ from numpy.typing import NDArray
 from dw_env.envs.actions import move_to_actions
 from dw_env.errors import brief
 from policies import state as st
-from training.config import NETWORK_OPPONENTS, SCRIPTED_OPPONENTS, LeagueConfig
+from training.config import NETWORK_OPPONENTS, LeagueConfig
 
 LEARNER = "learner"
 LATEST = "latest"
 PAST = "past"
 
 
+def scripted_kinds(weights: dict[str, float]) -> list[str]:
+    """Return the scripted opponent kinds of a league's weights (every kind that is not a network), in order."""
+    return [k for k in weights if k not in NETWORK_OPPONENTS]
+
+
 def split_groups(weights: dict[str, float], num_envs: int) -> int:
     """Return how many env slots (the last ones) form the scripted group, in proportion to the weights."""
     net = sum(weights.get(k, 0.0) for k in NETWORK_OPPONENTS)
-    scripted = sum(weights.get(k, 0.0) for k in SCRIPTED_OPPONENTS)
+    scripted = sum(weights.get(k, 0.0) for k in scripted_kinds(weights))
     if scripted <= 0:
         return 0
     if net <= 0:
@@ -135,7 +140,7 @@ class League:
     def group_weights(self, slot: int) -> tuple[list[str], NDArray[np.float64]]:
         """Return (kinds, probabilities) of the opponents slot ``slot`` can play."""
         scripted = slot >= self.num_envs - self.num_scripted
-        kinds = list(SCRIPTED_OPPONENTS if scripted else NETWORK_OPPONENTS)
+        kinds = scripted_kinds(self.config.weights) if scripted else list(NETWORK_OPPONENTS)
         w = np.array([self.config.weights.get(k, 0.0) for k in kinds])
         if not scripted and not self.snapshots:
             w = np.array([1.0 if k == LATEST else 0.0 for k in kinds])  # no past self yet
@@ -187,17 +192,18 @@ def game_result(
 ) -> tuple[float, tuple[tuple[int, ...], ...]]:
     """Return (learner's win credit, finishing order) of a finished game, as the arena scores it.
 
-    ``winners`` [3] marks the winners (rule 9.5; none on truncation) and ``scores`` [3] the final scores.
-    A shared win of ``k`` players is worth ``1/k``; a truncated game 0. The order lists tiers of seats
-    relative to the learner (0 the learner, 1 and 2 the opponents after it in turn order): the winners
-    first, then the others by score (a truncated game by score alone).
+    ``winners`` [P] marks the winners (rule 9.5; none on truncation) and ``scores`` [P] the final scores, for
+    P players (3 in Domain Wheel). A shared win of ``k`` players is worth ``1/k``; a truncated game 0. The
+    order lists tiers of seats relative to the learner (0 the learner, 1, 2 ... the opponents after it in
+    turn order): the winners first, then the others by score (a truncated game by score alone).
     """
-    rel = [(learner_seat + k) % 3 for k in range(3)]
+    players = len(winners)
+    rel = [(learner_seat + k) % players for k in range(players)]
     won = [bool(winners[p]) for p in rel]
     points = [int(scores[p]) for p in rel]
     credit = 1.0 / sum(won) if won[0] else 0.0
-    key = [(not won[k], -points[k]) for k in range(3)]
-    tiers = [tuple(k for k in range(3) if key[k] == level) for level in sorted(set(key))]
+    key = [(not won[k], -points[k]) for k in range(players)]
+    tiers = [tuple(k for k in range(players) if key[k] == level) for level in sorted(set(key))]
     return credit, tuple(tiers)
 
 
@@ -206,16 +212,19 @@ class ScriptedSeats:
 
     Each seat has its own object because a scripted AI keeps per-game memory for the seat it plays (its
     plan, banned lands, turn count): two seats sharing one object would overwrite each other's plans.
-    A scripted AI chooses a whole move on its turn (:meth:`policies.base.Policy.act`); the env takes it as
-    one or two actions (piece, destination), so the second action waits here until the next step.
+    A Domain Wheel AI chooses a whole move on its turn (:meth:`policies.base.Policy.act`); the env takes it
+    as one or two actions (piece, destination), so the second action waits here until the next step. The
+    other games' seats (``game`` given: a :mod:`policies.games` adapter) return the env's action itself.
     """
 
-    def __init__(self, env: Any) -> None:
+    def __init__(self, env: Any, game: Any = None) -> None:
         from policies.registry import make
 
-        self._make = make
+        self._make = make if game is None else game.make_seat
+        self.two_phase = game is None
+        self.players = 3 if game is None else game.num_players
         self.env = env
-        self.geometry = env.geometry
+        self.geometry = getattr(env, "geometry", None)
         self.policies: dict[tuple[int, int, str], Any] = {}
         self.pending = np.full(env.num_envs, -1, dtype=np.int64)
 
@@ -225,7 +234,7 @@ class ScriptedSeats:
 
     def start_game(self, slot: int, kind: str, seed: int) -> None:
         """Prepare slot ``slot``'s AIs of ``kind`` (one per seat) for a new game: reseeded, memory cleared."""
-        for seat in range(3):
+        for seat in range(self.players):
             key = (slot, seat, kind)
             if key not in self.policies:
                 self.policies[key] = self.make(kind, seed=seed + seat)
@@ -238,6 +247,8 @@ class ScriptedSeats:
             a, self.pending[slot] = int(self.pending[slot]), -1
             return a
         move = self.policies[(slot, seat, kind)].act(self.env.game(slot), seat)
+        if not self.two_phase:
+            return int(move)
         actions = move_to_actions(self.geometry, seat, move)
         if len(actions) == 2:
             self.pending[slot] = actions[1]

@@ -1,4 +1,5 @@
-"""Self-play PPO with action masks for Domain Wheel, in the manner of CleanRL's ``ppo.py``: read top to bottom.
+"""Self-play PPO with action masks for Domain Wheel (and the other games), in the manner of CleanRL's ``ppo.py``:
+read top to bottom.
 
 1. **Setup**: config (training/config.py), seeds, device, the batched vector env, the network
    (policies/network.py), Adam, the league of opponents (training/league.py); ``--resume`` restores all
@@ -16,6 +17,10 @@
 5. **Logging** to TensorBoard in CleanRL's layout (``charts/``, ``losses/``, ``eval/``), league snapshots,
    atomic checkpoints, and at the end the learner's win rates as one seat against two copies of each
    evaluation opponent.
+
+The game is ``config.game.name`` (Domain Wheel by default): training/game_setup.py builds its env, network and
+scripted seats, the rest of this file is the same for every game (for a two-player game "the other two" are the
+other one, and the seat rotates over two).
 
 Everything stochastic draws from three seeded streams (Python's ``random``, one numpy Generator, torch's),
 all saved in checkpoints, so a resumed run continues exactly as the uninterrupted run would have.
@@ -35,16 +40,16 @@ from numpy.typing import NDArray
 from torch import nn
 
 from dw_env.envs.observation import GF_K, LF_HOLD, LF_POINTS, ObservationLayout, describe_observation
-from dw_env.geometry import build_geometry
 from policies import checkpoint
-from policies.network import HexPolicyNet, chunk_rows, evaluate_actions, policy_step
+from policies.network import chunk_rows, evaluate_actions, policy_step
 from training import run_folder
 from training.config import TrainConfig, to_yaml
 from training.evaluate import evaluate, format_results
+from training.game_setup import is_domain_wheel, make_env, scripted_seats
+from training.game_setup import make_network as make_game_network
 from training.imitation import warm_start
 from training.interrupt import StopRequest
 from training.league import LATEST, League, ScriptedSeats, game_result
-from training.objectives import ObjectiveVectorEnv
 from training.resume import check_resumable, restore_training, save_checkpoint, saved_counters, training_state
 
 
@@ -62,10 +67,10 @@ def use_amp(config: TrainConfig, device: torch.device) -> bool:
     return config.run.amp == "on" or (config.run.amp == "auto" and device.type == "cuda")
 
 
-def make_network(config: TrainConfig, device: torch.device) -> HexPolicyNet:
-    options = config.options
-    net = HexPolicyNet(build_geometry(options.land_radius, options.map_radius), **config.network_size())
-    return net.to(device)
+def make_network(config: TrainConfig, device: torch.device) -> nn.Module:
+    """Return a fresh network of the config's game (training/game_setup.py) on ``device``."""
+    net: nn.Module = make_game_network(config, device)
+    return net
 
 
 @dataclass
@@ -84,7 +89,7 @@ class Table:
 
     def start_game(self, slot: int, rng: np.random.Generator) -> None:
         """Seat the learner (rotating) and draw the opponent for the game now starting in ``slot``."""
-        self.seat[slot] = (slot + self.games[slot]) % 3
+        self.seat[slot] = (slot + self.games[slot]) % self.scripted.players
         self.games[slot] += 1
         self.opponent[slot] = self.league.sample(slot, rng)
         if slot >= self.league.num_envs - self.league.num_scripted:
@@ -105,14 +110,14 @@ def seed_everything(seed: int) -> np.random.Generator:
 
 
 # ---- 2. rollout ---------------------------------------------------------------------------------------
-def conquest_potential(obs: NDArray[np.int8], layout: ObservationLayout, weight: float) -> NDArray[np.float32]:
+def conquest_potential(obs: NDArray[np.int8], layout: ObservationLayout | None, weight: float) -> NDArray[np.float32]:
     """Return the shaping potential of observations [B, D]: weight x sum of points x hold / K / total points.
 
     The hold counter (rule 6.4) of the observing player counts its turns towards a conquest, so the
     potential rises while a conquest is being held and falls back when it completes (the score then
     rises) or breaks. Used as ``gamma * potential(next) - potential(now)``, it changes no optimal policy.
     """
-    if weight == 0:
+    if weight == 0 or layout is None:  # no shaping asked, or a game without conquests
         return np.zeros(len(obs), dtype=np.float32)
     _, lands, glob = layout.split(obs)
     points = lands[..., LF_POINTS].astype(np.float32)
@@ -404,7 +409,7 @@ class Session:
     """Everything one ``dw train`` session holds, from setup to the final evaluation."""
 
     config: TrainConfig
-    net: HexPolicyNet
+    net: nn.Module
     optimizer: torch.optim.Optimizer
     table: Table
     rollout: Rollout
@@ -452,30 +457,23 @@ def start_session(
     device = pick_device(config)
     torch.set_num_threads(config.run.torch_threads or os.cpu_count() or 1)
     options, n = config.options, config.env.num_envs
-    layout = describe_observation(options)
+    layout = describe_observation(options) if is_domain_wheel(config) else None
     rng = seed_everything(config.run.seed)
     threads = env_threads(config.run.env_threads)
-    env = ObjectiveVectorEnv(
-        n,
-        options,
-        threads,
-        config.run.seed,
-        score_shaping=config.env.score_shaping,
-        copy=False,
-        objective=config.env.objective,
-    )
+    env = make_env(config, n, threads, config.run.seed)
     net = make_network(config, device)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.ppo.learning_rate, eps=1e-5)
     league = League(config.league, n)
     obs, masks, player = env.reset()
     seats, games = np.zeros(n, np.int64), np.zeros(n, np.int64)
-    table = Table(env, league, ScriptedSeats(env), obs, masks, player.astype(np.int64), seats, [LATEST] * n, games)
+    scripted = scripted_seats(config.game_id, env)
+    table = Table(env, league, scripted, obs, masks, player.astype(np.int64), seats, [LATEST] * n, games)
     for slot in range(n):
         table.start_game(slot, rng)
-    rollout = Rollout.allocate(config.env.num_steps, n, layout.size, layout.mask_size)
+    rollout = Rollout.allocate(config.env.num_steps, n, obs.shape[1], masks.shape[1])
     counters: dict[str, Any] = {"env_steps": 0, "updates": 0, "games": 0, "decisions": 0, "seconds": 0.0}
     if resume is not None:
-        payload = checkpoint.load(resume, options)
+        payload = checkpoint.load(resume, options, game_id=config.game_id)
         state = check_resumable(payload, resume)
         counters = saved_counters(payload, resume)
         checkpoint.load_weights(net, payload, resume)
@@ -486,9 +484,12 @@ def start_session(
     writer = SummaryWriter(str(run_dir), purge_step=counters["env_steps"] if resume else None)
     writer.add_text("config", "```yaml\n" + to_yaml(config) + "```", counters["env_steps"])
     if resume is None and config.imitation.teacher != "none":
+        if not is_domain_wheel(config):
+            raise ValueError(f"imitation (a warm start) is for Domain Wheel; {config.game_id}: imitation.teacher none")
         warm_start(net, config, writer, device)
     amp = use_amp(config, device)
-    ctx = {"device": device, "amp": amp, "rng": rng, "layout": layout, "conquest_shaping": config.env.conquest_shaping}
+    shaping = config.env.conquest_shaping if layout is not None else 0.0
+    ctx = {"device": device, "amp": amp, "rng": rng, "layout": layout, "conquest_shaping": shaping}
     frozen = Frozen(lambda: make_network(config, device))
     return Session(config, net, optimizer, table, rollout, frozen, writer, run_dir, ctx, counters, deadline)
 
@@ -598,6 +599,7 @@ def final_evaluation(s: Session) -> list[Any]:
             device=s.ctx["device"],
             amp=s.ctx["amp"],
             env_threads=threads,
+            game_id=s.config.game_id,
         )
         for opp in ev.final_opponents
     ]

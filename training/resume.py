@@ -39,7 +39,8 @@ from dw_env.errors import brief
 from policies import checkpoint
 from policies import state as st
 from policies.checkpoint import CheckpointError
-from training.config import SCRIPTED_OPPONENTS, ConfigError, TrainConfig, from_dict
+from training.config import ConfigError, TrainConfig, from_dict
+from training.league import scripted_kinds
 
 #: the vector env's per-thread scratch (written before it is read at every step): not part of a game's state
 ENV_SCRATCH = ("_rbufs",)
@@ -137,6 +138,7 @@ def save_checkpoint(path: Path, net: nn.Module, config: TrainConfig, counters: d
         "format_version": checkpoint.FORMAT_VERSION,
         "observation_version": net.observation_version,
         "options": config.options.to_dict(),
+        **({"game": config.game_id} if config.game_id != "domain_wheel" else {}),
         "network": dict(getattr(net, "hparams")),  # noqa: B009 - HexPolicyNet's size keys
         "model": {k: v.detach().cpu() for k, v in net.state_dict().items()},
         "config": config.to_dict(),
@@ -322,15 +324,18 @@ def _read_league(value: Any, league: Any, template: dict[str, torch.Tensor]) -> 
 
 def _read_scripted(value: Any, table: TableLike, first_scripted: int) -> dict[tuple[int, int, str], Any]:
     n = len(table.opponent)
-    num_lands = table.env.geometry.num_lands
-    entries = st.read_list(st.from_json(value, "table.scripted"), "table.scripted", 3 * n * len(SCRIPTED_OPPONENTS))
+    geometry = getattr(table.env, "geometry", None)
+    num_lands = geometry.num_lands if geometry is not None else 2**15
+    kinds = tuple(scripted_kinds(table.league.config.weights))
+    players = table.scripted.players
+    entries = st.read_list(st.from_json(value, "table.scripted"), "table.scripted", players * n * len(kinds))
     policies: dict[tuple[int, int, str], Any] = {}
     for i, entry in enumerate(entries):
         where = f"table.scripted[{i}]"
         item = st.check_keys(entry, ("slot", "seat", "kind", "state"), where)
         slot = st.read_int(item["slot"], f"{where}.slot", first_scripted, n - 1)
-        seat = st.read_int(item["seat"], f"{where}.seat", 0, 2)
-        kind = st.read_str(item["kind"], f"{where}.kind", SCRIPTED_OPPONENTS)
+        seat = st.read_int(item["seat"], f"{where}.seat", 0, players - 1)
+        kind = st.read_str(item["kind"], f"{where}.kind", kinds)
         policy = table.scripted.make(kind)
         policy.load_state_dict(item["state"], num_lands=num_lands)
         policies[(slot, seat, kind)] = policy
@@ -340,8 +345,15 @@ def _read_scripted(value: Any, table: TableLike, first_scripted: int) -> dict[tu
 def _check_games(env: Any, saved: dict[str, Any]) -> None:
     """Raise StateError unless every saved game slot is a position the engine accepts (the compiled kernels
     index tables by its values) and its control row names a phase 0/1 and a cell of the map or -1."""
+    check = getattr(env, "check_state", None)
+    if check is not None:  # another game's env checks its own arrays (ValueError naming the slot)
+        try:
+            check(saved)
+        except ValueError as exc:
+            raise st.StateError(f"table.env: {exc}") from None
+        return
     boards, lands, scalars = (saved.get(name) for name in ("_boards", "_lands", "_scalars"))
-    if boards is None or lands is None or scalars is None:
+    if getattr(env, "geometry", None) is None or boards is None or lands is None or scalars is None:
         return  # an env without game arrays of its own: nothing to check here
     for i in range(len(boards)):
         try:
@@ -377,20 +389,22 @@ def _read_table(value: Any, table: TableLike, rollout: RolloutLike, known: set[s
     out: dict[str, Any] = {"env": env_out}
     for name in ("obs", "masks", "player", "seat", "games"):
         out[name] = _array(saved[name], getattr(table, name), f"table.{name}")
-    _in_range(out["player"], "table.player", 0, 2)
-    _in_range(out["seat"], "table.seat", 0, 2)
+    players = table.scripted.players
+    kinds = tuple(scripted_kinds(table.league.config.weights))
+    _in_range(out["player"], "table.player", 0, players - 1)
+    _in_range(out["seat"], "table.seat", 0, players - 1)
     _in_range(out["games"], "table.games", 0, 2**62)
     first_scripted = table.league.num_envs - table.league.num_scripted
     opponents = st.read_list(saved["opponent"], "table.opponent", n)
     if len(opponents) != n:
         raise st.StateError(f"table.opponent: must name {n} opponents (one per game slot), got {len(opponents)}")
     for slot, opp in enumerate(opponents):
-        allowed = SCRIPTED_OPPONENTS if slot >= first_scripted else ("latest", *sorted(known))
+        allowed = kinds if slot >= first_scripted else ("latest", *sorted(known))
         st.read_str(opp, f"table.opponent[{slot}]", allowed, max_len=40)
     out["opponent"] = list(opponents)
     policies = _read_scripted(saved["scripted"], table, first_scripted)
     for slot in range(first_scripted, n):
-        for seat in range(3):
+        for seat in range(players):
             if (slot, seat, opponents[slot]) not in policies:
                 raise st.StateError(f"table.scripted: no saved {opponents[slot]} AI for seat {seat} of slot {slot}")
     out["scripted"] = policies

@@ -1,0 +1,69 @@
+"""What the trainer and its evaluation need from the game they train on: env, network and scripted seats.
+
+Domain Wheel (the default) trains on :class:`training.objectives.ObjectiveVectorEnv` with the hex network of
+:mod:`policies.network` and its two-phase scripted AIs; every other game of :mod:`policies.games` follows the
+board-game contract (:mod:`policies.games.board`): its own vector env with the same API, the board network of
+:mod:`policies.board_network` and seats that return env actions. The PPO loop (training/ppo.py) is the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from policies import games
+from training.config import TrainConfig
+from training.league import ScriptedSeats
+
+
+def is_domain_wheel(config: TrainConfig) -> bool:
+    return config.game_id == games.DEFAULT_GAME
+
+
+def num_players(game_id: str) -> int:
+    return games.get(game_id).num_players
+
+
+def make_env(config: TrainConfig, num_envs: int, threads: int, seed: int) -> Any:
+    """Return the training vector env of the config's game (``copy=False``: the rollout copies what it keeps)."""
+    if is_domain_wheel(config):
+        from training.objectives import ObjectiveVectorEnv
+
+        return ObjectiveVectorEnv(
+            num_envs,
+            config.options,
+            threads,
+            seed,
+            score_shaping=config.env.score_shaping,
+            copy=False,
+            objective=config.env.objective,
+        )
+    if config.env.objective != "win":
+        raise ValueError(f"env.objective {config.env.objective} is a Domain Wheel objective; {config.game_id}: win")
+    return games.get(config.game_id).make_vector_env(num_envs, config.options, threads, seed)  # type: ignore[attr-defined]
+
+
+def eval_env(game_id: str, options: Any, num_envs: int, threads: int, seed: int) -> Any:
+    """Return a plain vector env of ``game_id`` for evaluation games."""
+    if game_id == games.DEFAULT_GAME:
+        from dw_env.envs.vector import DomainWheelVectorEnv
+
+        return DomainWheelVectorEnv(num_envs, options, threads, seed, copy=False)
+    return games.get(game_id).make_vector_env(num_envs, options, threads, seed)  # type: ignore[attr-defined]
+
+
+def make_network(config: TrainConfig, device: Any) -> Any:
+    """Return a fresh network of the config's game and size on ``device``."""
+    options = config.options
+    if is_domain_wheel(config):
+        from dw_env.geometry import build_geometry
+        from policies.network import HexPolicyNet
+
+        net = HexPolicyNet(build_geometry(options.land_radius, options.map_radius), **config.network_size())
+    else:
+        net = games.get(config.game_id).make_network(options, config.network_size())  # type: ignore[attr-defined]
+    return net.to(device)
+
+
+def scripted_seats(game_id: str, env: Any) -> ScriptedSeats:
+    """Return the scripted seats of ``env``'s slots (Domain Wheel's two-phase AIs or the game's seats)."""
+    return ScriptedSeats(env) if game_id == games.DEFAULT_GAME else ScriptedSeats(env, games.get(game_id))
