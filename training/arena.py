@@ -210,8 +210,33 @@ def _play_in_worker(task: GameTask) -> dict[str, Any]:
     )
 
 
-def play_all(config: ArenaConfig, workers: int = 1, progress: bool = True) -> list[dict[str, Any]]:
-    """Play every scheduled game on ``workers`` processes; return the rows in game order."""
+def _play_chunk(job: tuple[Any, int, int, str, list[GameTask]]) -> list[dict[str, Any]]:
+    """Return the rows of one chunk of games, ``(options, seed, opening plies, game, tasks)``: a cluster task."""
+    options, seed, plies, game_id, chunk = job
+    return [play_game(t, options, seed, opening_plies=plies, game_id=game_id) for t in chunk]
+
+
+def _cluster_rows(config: ArenaConfig, tasks: list[GameTask]) -> Iterator[dict[str, Any]]:
+    """Yield the rows of ``tasks`` played in chunks on the connected Ray cluster (:mod:`training.cluster`).
+
+    A chunk whose worker is lost is played again; each chunk's rows are yielded once.
+    """
+    from training import cluster
+
+    size = cluster.chunk_size(len(tasks), cluster.cluster_cpus())
+    jobs = [(config.options, config.seed, config.opening_plies, config.game, c) for c in cluster.chunked(tasks, size)]
+    for _, rows in cluster.imap(_play_chunk, jobs):
+        yield from rows
+
+
+def play_all(
+    config: ArenaConfig, workers: int = 1, progress: bool = True, cluster: str | None = None
+) -> list[dict[str, Any]]:
+    """Play every scheduled game on ``workers`` processes, or on the Ray ``cluster``; return the rows in game order.
+
+    ``cluster`` is an address for :func:`training.cluster.connect` ("auto", "local", HOST:PORT); the rows
+    are the same as a local run's, since each game is a pure function of (options, seed, index).
+    """
     from tqdm import tqdm
 
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -222,8 +247,13 @@ def play_all(config: ArenaConfig, workers: int = 1, progress: bool = True) -> li
     rows: list[dict[str, Any]] = []
     bar = tqdm(total=len(tasks), unit="game", file=sys.stderr, disable=not progress, desc="arena")
     with contextlib.ExitStack() as stack:
-        if workers == 1:
-            results: Iterator[dict[str, Any]] = (
+        if cluster is not None:
+            from training.cluster import connect
+
+            stack.enter_context(connect(cluster))
+            results: Iterator[dict[str, Any]] = _cluster_rows(config, tasks)
+        elif workers == 1:
+            results = (
                 play_game(t, config.options, config.seed, opening_plies=config.opening_plies, game_id=config.game)
                 for t in tasks
             )
@@ -278,13 +308,13 @@ def select_games(rows: Sequence[dict[str, Any]], k: int, end_reasons: Sequence[s
 
 
 def run_arena(
-    config: ArenaConfig, workers: int = 1, progress: bool = True
+    config: ArenaConfig, workers: int = 1, progress: bool = True, cluster: str | None = None
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Play a whole run and return (summary, game rows)."""
+    """Play a whole run (locally, or on the Ray ``cluster`` when given) and return (summary, game rows)."""
     adapter = config.adapter
     for spec in config.strategies:
         if not adapter.is_registered(spec):
             adapter.make_seat(spec, 0)  # fail early, in this process, with the loader's own message
-    rows = play_all(config, workers=workers, progress=progress)
+    rows = play_all(config, workers=workers, progress=progress, cluster=cluster)
 
     return summarize(config, rows), rows

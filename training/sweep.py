@@ -439,7 +439,27 @@ def _warm_up(items: Sequence[tuple[int, Cell, GameTask]]) -> None:
             play_game(task, cell.options, cell.seed, opening_plies=cell.opening_plies)
 
 
-def _results(items: list[tuple[int, Cell, GameTask]], workers: int, files: bool) -> Iterator[tuple[int, Facts]]:
+def _play_chunk(chunk: list[tuple[int, Cell, GameTask]]) -> list[tuple[int, Facts]]:
+    """Return the games of one chunk of items (a Ray task of :func:`_cluster_results`)."""
+    return [_play_item(item) for item in chunk]
+
+
+def _cluster_results(items: list[tuple[int, Cell, GameTask]], address: str) -> Iterator[tuple[int, Facts]]:
+    """Yield the items' games played in chunks on the Ray cluster at ``address``; a lost chunk is replayed once."""
+    from training import cluster
+
+    with cluster.connect(address):
+        size = cluster.chunk_size(len(items), cluster.cluster_cpus())
+        for _, games in cluster.imap(_play_chunk, cluster.chunked(items, size)):
+            yield from games
+
+
+def _results(
+    items: list[tuple[int, Cell, GameTask]], workers: int, files: bool, cluster: str | None = None
+) -> Iterator[tuple[int, Facts]]:
+    if cluster is not None and items:  # nothing to play (every cell cached): no cluster needed
+        yield from _cluster_results(items, cluster)
+        return
     if workers == 1:
         yield from (_play_item(item) for item in items)
         return
@@ -452,9 +472,17 @@ def _results(items: list[tuple[int, Cell, GameTask]], workers: int, files: bool)
 
 
 def run_sweep(
-    spec: SweepSpec, out: Path, workers: int = 1, progress: bool = True, fresh: bool = False
+    spec: SweepSpec,
+    out: Path,
+    workers: int = 1,
+    progress: bool = True,
+    fresh: bool = False,
+    cluster: str | None = None,
 ) -> tuple[list[Cell], list[dict[str, Any]], int]:
     """Play every unfinished cell of the sweep on ``workers`` processes; return (cells, cell.json data, played).
+
+    With ``cluster`` (an address for :func:`training.cluster.connect`) the games run as Ray tasks instead;
+    the cells' files are the same as a local run's.
 
     Finished cells are read from ``out`` (unless ``fresh``); each cell is written as soon as its last game
     ends, so an interrupted run keeps every finished cell.
@@ -482,7 +510,7 @@ def run_sweep(
     collected: dict[int, list[Facts]] = {i: [] for i in pending}
     bar = tqdm(total=len(items), unit="game", file=sys.stderr, disable=not progress, desc=f"sweep {spec.name}")
     with contextlib.closing(bar):
-        for index, game in _results(items, workers, files):
+        for index, game in _results(items, workers, files, cluster):
             collected[index].append(game)
             bar.update()
             if len(collected[index]) == cells[index].games:

@@ -60,6 +60,14 @@ def register(subparsers: Any) -> None:
         "--workers", type=int_at_least(1, MAX_WORKERS), default=None, help="worker processes (default: all cores)"
     )
     run.add_argument(
+        "--cluster",
+        default=None,
+        metavar="ADDRESS",
+        help="play the games as Ray tasks on a cluster: auto (the one `ray start` runs on this machine), "
+        "HOST:PORT (its head node) or local (a fresh one on this machine); the results are the same as a "
+        "local run's (needs the cluster extra; docs/SCALING.md)",
+    )
+    run.add_argument(
         "--bootstrap",
         type=int_at_least(0, MAX_BOOTSTRAP),
         default=200,
@@ -149,6 +157,7 @@ def run_command(args: argparse.Namespace) -> int:
     from training.arena import run_arena
     from training.arena_config import ArenaConfig, build_lineups
     from training.arena_report import check_out, format_table, write_outputs
+    from training.cluster import ClusterError
 
     if args.save_games and args.out is None:
         raise ValueError("--save-games needs --out DIR to write the game records into")
@@ -176,10 +185,14 @@ def run_command(args: argparse.Namespace) -> int:
         check_out(args.out, args.overwrite)  # before any game: a bad folder must not cost the run
     workers = args.workers or os.cpu_count() or 1
     start = time.perf_counter()
-    summary, rows = run_arena(config, workers=workers, progress=not args.no_progress)
+    try:
+        summary, rows = run_arena(config, workers=workers, progress=not args.no_progress, cluster=args.cluster)
+    except ClusterError as exc:
+        raise ValueError(str(exc)) from None  # one clear line: Ray missing, cluster unreachable, nodes lost
     print(format_table(summary), flush=True)  # first: the table survives a failure to write the files
     elapsed = time.perf_counter() - start
-    print(f"({len(rows)} games in {elapsed:.1f} s on {min(workers, len(rows))} worker(s))", file=sys.stderr)
+    where = f"the Ray cluster {args.cluster}" if args.cluster else f"{min(workers, len(rows))} worker(s)"
+    print(f"({len(rows)} games in {elapsed:.1f} s on {where})", file=sys.stderr)
     if args.out is None:
         return 0
     try:

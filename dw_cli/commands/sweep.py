@@ -30,6 +30,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("spec", type=Path, help="the study's YAML spec (configs/sweeps/*.yaml)")
     p.add_argument("--out", type=Path, default=None, help="output folder (default runs/sweeps/<name>)")
     p.add_argument("--workers", type=int_at_least(1), default=None, help="worker processes (default: all cores)")
+    p.add_argument(
+        "--cluster",
+        default=None,
+        metavar="ADDRESS",
+        help="play the games as Ray tasks on a cluster: auto, HOST:PORT (its head node) or local; the cells "
+        "are the same as a local run's (needs the cluster extra; docs/SCALING.md)",
+    )
     p.add_argument("--fresh", action="store_true", help="replay every cell, ignoring the cache")
     p.add_argument("--check", action="store_true", help="validate the spec, list its cells and stop")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -37,6 +44,7 @@ def register(subparsers: Any) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    from training.cluster import ClusterError
     from training.sweep import expand, load_spec, run_sweep
     from training.sweep_report import format_summary, write_report
 
@@ -55,12 +63,18 @@ def run_command(args: argparse.Namespace) -> int:
         return 0
     workers = args.workers or os.cpu_count() or 1
     start = time.perf_counter()
-    cells, done, played = run_sweep(spec, out, workers=workers, progress=not args.no_progress, fresh=args.fresh)
+    try:
+        cells, done, played = run_sweep(
+            spec, out, workers=workers, progress=not args.no_progress, fresh=args.fresh, cluster=args.cluster
+        )
+    except ClusterError as exc:
+        raise ValueError(str(exc)) from None  # one clear line: Ray missing, cluster unreachable, nodes lost
     report = write_report(out, spec, cells, done)
     print(format_summary(spec, cells, done, out))
     elapsed = time.perf_counter() - start
+    where = f"the Ray cluster {args.cluster}" if args.cluster else f"{workers} worker(s)"
     print(
-        f"({played} game(s) played in {elapsed:.1f} s on {workers} worker(s); other cells from the cache)",
+        f"({played} game(s) played in {elapsed:.1f} s on {where}; other cells from the cache)",
         file=sys.stderr,
     )
     print(f"wrote {report}", file=sys.stderr)

@@ -1,0 +1,292 @@
+"""Scale-out on Ray (training/cluster.py) on a loopback cluster: a head and one more node, both on 127.0.0.1.
+
+One cluster serves the whole module (starting one costs seconds on a small machine); it has 1 CPU per node,
+a 100 MB object store per node, no dashboard, files under /tmp, and is shut down at the end. The tests
+check that every work item is counted exactly once, when workers crash, when a task hangs and when a whole
+node is lost, that the arena and the sweeps give the same bytes as a local run, and that bad or unreachable
+addresses are refused with messages that say what to do. These tests need Ray (the ``cluster`` extra):
+without it they fail, saying how to install it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dw_env.options import GameOptions
+from training import arena, cluster
+from training.arena_config import ArenaConfig
+
+try:
+    import ray
+except ImportError:  # the fixture fails every Ray test with the install hint
+    ray = None
+
+SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=30)
+#: the module's whole budget: each test that waits on the cluster asserts it stayed within its share
+TEST_TIMEOUT_S = 60.0
+
+
+@pytest.fixture(scope="module")
+def loopback() -> Iterator[cluster.LoopbackCluster]:
+    """A two-node loopback cluster (head + one node, 1 CPU each) for the module; its tasks see this module."""
+    if ray is None:
+        pytest.fail(f"Ray is not installed, so the cluster tests cannot run: {cluster.INSTALL_HINT}")
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import tests/ by name
+    with cluster.loopback_cluster(nodes=2, cpus_per_node=1, timeout=TEST_TIMEOUT_S) as lc:
+        yield lc
+
+
+# ---- work functions (pickled by value for the workers) ------------------------------------------------
+def square(x: int) -> int:
+    return x * x
+
+
+def crash_once(item: tuple[str, int]) -> int:
+    """Kill this worker process the first time an even item runs (a marker file remembers), then succeed."""
+    folder, i = item
+    marker = Path(folder) / f"{i}.started"
+    if i % 2 == 0 and not marker.exists():
+        marker.touch()
+        os._exit(1)
+    return i * 10
+
+
+def node_of(item: tuple[int, float]) -> tuple[int, str]:
+    """Sleep ``seconds``; return the item and the id of the node that ran it."""
+    i, seconds = item
+    time.sleep(seconds)
+    return i, ray.get_runtime_context().get_node_id()
+
+
+def hang_once(item: tuple[str, int]) -> int:
+    """The first run of item 0 hangs for 20 s (a stuck node); every other run returns at once."""
+    folder, i = item
+    marker = Path(folder) / f"{i}.started"
+    if i == 0 and not marker.exists():
+        marker.touch()
+        time.sleep(20)
+    return i
+
+
+def fail(x: int) -> int:
+    raise ValueError(f"item {x} is bad")
+
+
+def crash_once_chunk(item: tuple[str, int, Any]) -> list[dict[str, Any]]:
+    """Play an arena chunk; the worker of chunk 1 dies once before finishing it."""
+    folder, index, job = item
+    rows = arena._play_chunk(job)
+    marker = Path(folder) / f"chunk{index}"
+    if index == 1 and not marker.exists():
+        marker.touch()
+        os._exit(1)
+    return rows
+
+
+# ---- addresses (no cluster needed) -----------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("address", "expected"),
+    [
+        ("auto", "auto"),
+        ("local", "local"),
+        ("127.0.0.1:6379", "127.0.0.1:6379"),
+        (" head-node:1234 ", "head-node:1234"),
+        ("[::1]:6379", "[::1]:6379"),
+    ],
+)
+def test_parse_address_accepts_auto_local_and_host_port(address: str, expected: str) -> None:
+    assert str(cluster.parse_address(address)) == expected
+
+
+@pytest.mark.parametrize(
+    ("address", "words"),
+    [
+        ("", ["'auto', 'local' or HOST:PORT"]),
+        ("localhost", ["is not 'auto', 'local' or HOST:PORT"]),
+        ("10.0.0.5:99999", ["port 99999", "1..65535"]),
+        ("ray://10.0.0.5:10001", ["Ray Client", "--cluster auto"]),
+        ("http://10.0.0.5:6379", ["without a scheme"]),
+        ("0.0.0.0:6379", ["not a host one can connect to"]),
+        ("a b:1", ["is not 'auto'"]),
+    ],
+)
+def test_parse_address_refuses_bad_addresses_naming_the_problem(address: str, words: list[str]) -> None:
+    with pytest.raises(ValueError) as err:
+        cluster.parse_address(address)
+    assert address.strip() in str(err.value) or address == ""
+    for word in words:
+        assert word in str(err.value)
+
+
+def test_unreachable_cluster_is_refused_at_once_with_what_to_do() -> None:
+    if ray is None:
+        pytest.fail(f"Ray is not installed: {cluster.INSTALL_HINT}")
+    started = time.monotonic()
+    with pytest.raises(cluster.ClusterError) as err, cluster.connect("127.0.0.1:1", timeout=2.0):
+        pass
+    assert "no Ray cluster answers at 127.0.0.1:1" in str(err.value)
+    assert "ray start --head --port=1" in str(err.value)
+    assert time.monotonic() - started < 5
+    assert not ray.is_initialized()
+
+
+def test_dw_arena_reports_an_unreachable_cluster_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from dw_cli.main import main
+
+    argv = ["arena", "--players", "random", "--games", "6", "--land-radius", "1", "--map-radius", "2"]
+    assert main([*argv, "--cluster", "127.0.0.1:1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dw arena: error: ") and "no Ray cluster answers at 127.0.0.1:1" in err
+    assert main([*argv, "--cluster", "nowhere", "--no-progress"]) == 2
+    assert "is not 'auto', 'local' or HOST:PORT" in capsys.readouterr().err
+
+
+def test_imap_refuses_lambdas_and_needs_a_connection() -> None:
+    if ray is None:
+        pytest.fail(f"Ray is not installed: {cluster.INSTALL_HINT}")
+    with pytest.raises(ValueError, match="top-level function"):
+        next(cluster.imap(lambda x: x, [1]))
+    if not ray.is_initialized():
+        with pytest.raises(cluster.ClusterError, match="connect"):
+            next(cluster.imap(square, [1]))
+
+
+def test_chunks_cover_every_item_in_order() -> None:
+    items = list(range(23))
+    for size in (1, 5, 23, 40):
+        chunks = cluster.chunked(items, size)
+        assert [x for c in chunks for x in c] == items and all(len(c) <= size for c in chunks)
+    assert cluster.chunk_size(100, 2) == 13 and cluster.chunk_size(3, 8) == 1 and cluster.chunk_size(10_000, 2) == 32
+
+
+# ---- the loopback cluster ----------------------------------------------------------------------------------
+def test_loopback_cluster_has_two_nodes_on_127_0_0_1(loopback: cluster.LoopbackCluster) -> None:
+    assert loopback.address.startswith("127.0.0.1:")
+    alive = [n for n in ray.nodes() if n["Alive"]]
+    assert len(alive) == 2 and {n["NodeManagerAddress"] for n in alive} == {"127.0.0.1"}
+    assert cluster.cluster_cpus() == 2
+
+
+def test_imap_yields_every_index_once(loopback: cluster.LoopbackCluster) -> None:
+    got = list(cluster.imap(square, list(range(20)), max_in_flight=3))
+    assert sorted(i for i, _ in got) == list(range(20))
+    assert all(r == i * i for i, r in got)
+
+
+@pytest.mark.parametrize("ray_retries", [0, 1], ids=["own-resubmission", "ray-retries"])
+def test_imap_reruns_the_items_of_a_crashed_worker_once(
+    loopback: cluster.LoopbackCluster, tmp_path: Path, ray_retries: int
+) -> None:
+    items = [(str(tmp_path), i) for i in range(6)]
+    got = list(cluster.imap(crash_once, items, max_retries=ray_retries, resubmits=1))
+    assert sorted(got) == [(i, i * 10) for i in range(6)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["0.started", "2.started", "4.started"]
+
+
+def test_imap_gives_up_with_a_clear_error_when_workers_keep_dying(
+    loopback: cluster.LoopbackCluster, tmp_path: Path
+) -> None:
+    with pytest.raises(cluster.ClusterError, match=r"item 0 failed 1 time\(s\) .*`ray status`"):
+        list(cluster.imap(crash_once, [(str(tmp_path), 0)], max_retries=0, resubmits=0))
+
+
+def test_imap_raises_the_functions_own_error_without_retrying(loopback: cluster.LoopbackCluster) -> None:
+    with pytest.raises(ValueError, match="item 3 is bad"):
+        list(cluster.imap(fail, [3]))
+
+
+def test_imap_second_copy_of_a_hung_task_counts_once(loopback: cluster.LoopbackCluster, tmp_path: Path) -> None:
+    started = time.monotonic()
+    got = list(cluster.imap(hang_once, [(str(tmp_path), i) for i in range(3)], task_timeout=1.0))
+    assert sorted(got) == [(0, 0), (1, 1), (2, 2)]
+    assert time.monotonic() - started < 15  # the copy finished; the hung original was not awaited
+
+
+# ---- the arena and the sweeps --------------------------------------------------------------------------
+def _arena_config() -> ArenaConfig:
+    return ArenaConfig((("balanced", "center", "random"), ("guardian", "random", "random")), 6, 11, SMALL)
+
+
+def test_arena_on_the_cluster_gives_the_local_rows_byte_for_byte(
+    loopback: cluster.LoopbackCluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _arena_config()
+    local_summary, local_rows = arena.run_arena(config, workers=1, progress=False)
+    summary, rows = arena.run_arena(config, progress=True, cluster=loopback.address)
+    assert json.dumps(rows, sort_keys=True) == json.dumps(local_rows, sort_keys=True)
+    assert json.dumps(summary, sort_keys=True, default=str) == json.dumps(local_summary, sort_keys=True, default=str)
+    assert "12/12" in capsys.readouterr().err  # the progress bar counted every game, once
+
+
+def test_arena_chunk_of_a_lost_worker_is_replayed_and_counted_once(
+    loopback: cluster.LoopbackCluster, tmp_path: Path
+) -> None:
+    config = _arena_config()
+    tasks = arena.schedule(config)
+    jobs = [
+        (str(tmp_path), k, (config.options, config.seed, config.opening_plies, config.game, chunk))
+        for k, chunk in enumerate(cluster.chunked(tasks, 4))
+    ]
+    rows = [row for _, chunk_rows in cluster.imap(crash_once_chunk, jobs, max_retries=0) for row in chunk_rows]
+    assert (tmp_path / "chunk1").exists()  # the crash happened
+    rows.sort(key=lambda r: r["game"])
+    assert json.dumps(rows) == json.dumps(arena.play_all(config, workers=1, progress=False))
+
+
+def test_sweep_on_the_cluster_writes_the_local_files(loopback: cluster.LoopbackCluster, tmp_path: Path) -> None:
+    from training.sweep import parse_spec, run_sweep
+
+    spec = parse_spec(
+        {
+            "name": "ray",
+            "seed": 2,
+            "games_per_cell": 6,
+            "options": {"land_radius": 1, "map_radius": 2, "max_rounds": 30},
+            "grid": {"turns_to_conquer": [2, 4]},
+            "lineups": [["balanced", "random", "random"]],
+        }
+    )
+    run_sweep(spec, tmp_path / "local", workers=1, progress=False)
+    run_sweep(spec, tmp_path / "ray", progress=False, cluster=loopback.address)
+    local = sorted((tmp_path / "local").rglob("*.json*"))
+    assert len(local) >= 4
+    for path in local:
+        twin = tmp_path / "ray" / path.relative_to(tmp_path / "local")
+        assert twin.read_bytes() == path.read_bytes(), path.name
+
+
+# ---- a node lost mid-run (last: the cluster gets a fresh node back) --------------------------------------
+def test_imap_survives_losing_a_node_mid_run(loopback: cluster.LoopbackCluster) -> None:
+    victim = loopback.nodes[0]
+    killed: list[float] = []
+
+    def kill() -> None:
+        loopback.remove_node(victim)
+        killed.append(time.monotonic())
+
+    killer = threading.Timer(1.5, kill)
+    killer.start()
+    try:
+        got = list(cluster.imap(node_of, [(i, 0.5) for i in range(12)], max_retries=1, resubmits=2))
+        finished = time.monotonic()
+    finally:
+        killer.join()
+        loopback.nodes.append(loopback.cluster.add_node(num_cpus=1, **_node_args()))
+    assert sorted(i for i, _ in got) == list(range(12))  # every item once
+    assert [r[0] for _, r in got] == [i for i, _ in got]
+    ran_on = {node for _, (_, node) in got}
+    assert victim.node_id in ran_on and len(ran_on) == 2  # both nodes worked ...
+    assert killed and killed[0] < finished  # ... and the run outlived one of them
+
+
+def _node_args() -> dict[str, Any]:
+    return {"object_store_memory": cluster.DEFAULT_OBJECT_STORE_BYTES, "node_ip_address": "127.0.0.1"}
