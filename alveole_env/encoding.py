@@ -34,6 +34,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from alveole_env.geometry import CELL_GRID, GRID, GRID_CELL, GRID_CELLS, LINE_OF, NUM_CELLS, NUM_DIRECTIONS
+from alveole_env.rules import move_target
 
 #: observation planes (C, H, W)
 PLANES: Final = (6, GRID, GRID)
@@ -92,3 +93,19 @@ def encode(E, board, lines, player, moves, num_moves, obs, mask):  # type: ignor
     for i in range(num_moves):
         m = moves[i]
         mask[(m % 6) * sq + cell_grid[m // 6]] = 1
+
+
+@njit(cache=True, nogil=True)
+def legal_actions(G, cell_grid, board, lines, player, out):  # type: ignore[no-untyped-def]
+    """Write ``player``'s legal action ints into ``out`` in ascending order; return the count (R-3.7).
+
+    Directions outside, cells inside: cell indices and grid squares run in the same order.
+    """
+    own = player + 1
+    count = 0
+    for d in range(6):
+        for c in range(board.shape[0]):
+            if board[c] == own and move_target(G, board, lines, c, d, own) >= 0:
+                out[count] = d * 81 + cell_grid[c]
+                count += 1
+    return count

@@ -23,8 +23,9 @@ from numpy.typing import NDArray
 
 from alveole_env import rules
 from alveole_env.encoding import NUM_ACTIONS, OBS_SIZE, action_of, decode_action, encode, encoder_tables
+from alveole_env.encoding import legal_actions as legal_action_ints
 from alveole_env.errors import IllegalActionError, brief
-from alveole_env.geometry import DIRECTION_NAMES, RAYS, cell_name
+from alveole_env.geometry import CELL_GRID, DIRECTION_NAMES, GRID_CELL, GRID_CELLS, RAYS, cell_name
 from alveole_env.options import AlveoleOptions
 from alveole_env.state import (
     COUNT0,
@@ -49,6 +50,7 @@ from alveole_env.state import (
 
 _TABLES = rules.tables()
 _ENCODER = encoder_tables()
+_CELL_GRID = CELL_GRID.copy()
 
 
 class Move(NamedTuple):
@@ -207,7 +209,11 @@ class AlveoleGame:
 
     def legal_actions(self) -> list[int]:
         """Return the legal action ints, ascending."""
-        return sorted(m.action for m in self.legal_moves())
+        if self.over:
+            return []
+        count = legal_action_ints(_TABLES, _CELL_GRID, self.board, self.lines, self.turn, self._moves)
+        actions: list[int] = self._moves[:count].tolist()
+        return actions
 
     def destinations(self, cell: int) -> dict[int, Move]:
         """Return ``{destination cell: move}`` of the piece on ``cell`` (empty if it cannot move now)."""
@@ -225,20 +231,20 @@ class AlveoleGame:
 
     def play(self, action: int) -> Move:
         """Play ``action`` and return it as a :class:`Move`; IllegalActionError naming why, state unchanged."""
-        try:
-            src, d = decode_action(action)
-        except ValueError as error:
-            raise IllegalActionError(f"{error}; legal actions: {self._allowed()}") from None
-        own = piece_code(self.turn)
-        dst = int(rules.move_target(_TABLES, self.board, self.lines, src, d, own)) if not self.over else -1
-        capture = dst >= 0 and bool(self.board[dst])
+        if type(action) is int and 0 <= action < NUM_ACTIONS and GRID_CELL[action % GRID_CELLS] >= 0:
+            src, d = int(GRID_CELL[action % GRID_CELLS]), action // GRID_CELLS  # the hot path
+        else:
+            try:
+                src, d = decode_action(action)
+            except ValueError as error:
+                raise IllegalActionError(f"{error}; legal actions: {self._allowed()}") from None
         result = rules.apply_move(_TABLES, self.board, self.lines, self.scalars, src, d, self._stack, self._seen)
         if result < 0:
             raise IllegalActionError(
                 f"action {int(action)} ({cell_name(src)} {DIRECTION_NAMES[d]}) is illegal: "
                 f"{self.why_illegal(src, d)}; legal actions: {self._allowed()}"
             )
-        return Move(int(action), src, dst, d, capture)
+        return Move(int(action), src, result // 2, d, bool(result % 2))
 
     def why_illegal(self, src: int, direction: int) -> str:
         """Return the rule that forbids moving the piece on ``src`` along ``direction`` now ("" if it is legal)."""

@@ -6,7 +6,7 @@ A move is ``(cell, direction)``, encoded in this module as ``cell * 6 + directio
 (the engine's and the envs' action ints are the grid encoding of :mod:`alveole_env.encoding`).
 
 * :func:`move_target` is R-3.2 to R-3.5 for one (piece, direction);
-* :func:`list_moves` / :func:`has_move` are R-3.7;
+* :func:`list_moves` / :func:`has_move` are R-3.7 (:func:`alveole_env.encoding.legal_actions` lists action ints);
 * :func:`apply_move` is R-3.6 followed by the end checks R-4.2, R-4.4 and the truncation R-4.6;
 * :func:`count_groups` is R-4.1's connectivity (edge adjacency, A8);
 * :func:`perft` counts move sequences (spec 7.9).
@@ -137,7 +137,7 @@ def count_groups(G, board, player, stack, seen):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True)
 def apply_move(G, board, lines, scalars, c, d, stack, seen):  # type: ignore[no-untyped-def]
-    """Play the piece on ``c`` along ``d`` and run the end checks; return 1 if it captured, 0 if not, or ERR_*.
+    """Play the piece on ``c`` along ``d`` and run the end checks; return ``2 * destination + captured`` or ERR_*.
 
     On an error (game over, not the mover's piece, illegal direction) nothing changes. Otherwise:
     R-3.6 moves the piece and removes a captured one (R-3.4); R-4.2 checks the mover's connection
@@ -190,7 +190,7 @@ def apply_move(G, board, lines, scalars, c, d, stack, seen):  # type: ignore[no-
             scalars[OVER] = 1
             scalars[WINNER] = -1
             scalars[END_REASON] = END_TRUNCATED
-    return captured
+    return 2 * t + captured
 
 
 @njit(cache=True, nogil=True)

@@ -113,6 +113,23 @@ def run_batch(G, E, grid_cell, state, actions, init, ws, out, nthreads, reset): 
     return refused.sum()
 
 
+@njit(cache=True, nogil=True)
+def sample_masked(masks, uniform, out):  # type: ignore[no-untyped-def]
+    """Write into ``out[i]`` the legal action of row ``i`` at quantile ``uniform[i]`` (uniform over the legal ones)."""
+    for i in range(masks.shape[0]):
+        count = 0
+        for a in range(masks.shape[1]):
+            count += masks[i, a]
+        k = min(int(uniform[i] * count), count - 1)
+        out[i] = 0
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
+
+
 def _positive_int(name: str, value: Any, high: int | None = None) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {brief(value)}")
@@ -251,8 +268,8 @@ class AlveoleVectorEnv:
 
     def sample_actions(self) -> NDArray[np.int32]:
         """Return a uniformly random legal action for every game (seeded by ``seed``)."""
-        keys = self.rng.random((self.num_envs, NUM_ACTIONS)) * self._masks
-        out: NDArray[np.int32] = np.argmax(keys, axis=1).astype(np.int32)
+        out = np.empty(self.num_envs, dtype=np.int32)
+        sample_masked(self._masks, self.rng.random(self.num_envs), out)
         return out
 
     def game(self, i: int) -> AlveoleGame:
