@@ -2,7 +2,7 @@
 
 A record::
 
-    {"game": "alveole", "version": 1, "options": {"max_plies": 600},
+    {"format": "alveole-record-v1", "options": {"max_plies": 600},
      "players": ["heuristic", "random"], "start": null,
      "actions": [int, ...],
      "result": {"end_reason": "mover_connected", "winners": [0], "ply": 57}}
@@ -24,9 +24,9 @@ from alveole_env.engine import AlveoleGame
 from alveole_env.errors import IllegalActionError, PositionError, brief
 from alveole_env.options import AlveoleOptions
 
-GAME = "alveole"
-VERSION = 1
-KEYS: tuple[str, ...] = ("game", "version", "options", "players", "start", "actions", "result")
+#: the record format and version (the play server picks a game's replayer by it)
+FORMAT = "alveole-record-v1"
+KEYS: tuple[str, ...] = ("format", "options", "players", "start", "actions", "result")
 
 
 def make_record(
@@ -37,8 +37,7 @@ def make_record(
 ) -> dict[str, Any]:
     """Return the record of ``actions`` played from ``start`` (default: the start position) ending at ``game``."""
     return {
-        "game": GAME,
-        "version": VERSION,
+        "format": FORMAT,
         "options": game.options.to_dict(),
         "players": [str(p) for p in players],
         "start": None if start is None else position.to_dict(start),
@@ -61,11 +60,8 @@ def replay(record: Mapping[str, Any]) -> AlveoleGame:
     if unknown or missing:
         what = f"unknown key {brief(unknown[0])}" if unknown else f"missing key {missing[0]!r}"
         raise PositionError(f"game record: {what}; keys: {', '.join(KEYS)}")
-    if record["game"] != GAME or record["version"] != VERSION:
-        raise PositionError(
-            f"game record is for {brief(record['game'])} version {brief(record['version'])}; "
-            f"this reads {GAME!r} version {VERSION}"
-        )
+    if record["format"] != FORMAT:
+        raise PositionError(f"game record format is {brief(record['format'])}; this reads {FORMAT!r}")
     try:
         options = AlveoleOptions.from_dict(record["options"])
     except (TypeError, ValueError) as error:

@@ -129,7 +129,7 @@ def test_record_from_a_position_and_truncated() -> None:
     [
         ({"result": {"end_reason": "truncated", "winners": [], "ply": 1}}, "does not match"),
         ({"actions": [0]}, "action 0 .*off the board"),
-        ({"game": "chess"}, "is for 'chess'"),
+        ({"format": "chess-v1"}, "format is 'chess-v1'; this reads 'alveole-record-v1'"),
         ({"options": {"max_plies": 0}}, "max_plies=0 is out of range"),
         ({"players": ["a"]}, "list of 2 names"),
         ({"extra": 1}, "unknown key 'extra'"),
