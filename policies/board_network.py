@@ -68,8 +68,10 @@ class BoardPolicyNet(nn.Module):
         self.stem = nn.Conv2d(c, channels, 3, padding=1)
         self.blocks = nn.ModuleList(ResidualBlock(channels) for _ in range(cell_layers))
         self.policy = nn.Conv2d(channels, action_planes, 1)
-        self.extra = nn.Sequential(
-            nn.Linear(2 * channels, head_hidden), nn.ReLU(), nn.Linear(head_hidden, extra_actions)
+        self.extra = (
+            nn.Sequential(nn.Linear(2 * channels, head_hidden), nn.ReLU(), nn.Linear(head_hidden, extra_actions))
+            if extra_actions
+            else None
         )
         self.value_head = nn.Sequential(nn.Linear(2 * channels, head_hidden), nn.ReLU(), nn.Linear(head_hidden, 1))
         nn.init.zeros_(self.value_head[-1].weight)
@@ -98,5 +100,5 @@ class BoardPolicyNet(nn.Module):
         peak = (x - (1.0 - board) * 1e4).amax((2, 3))
         summary = torch.cat([mean, peak], 1)
         grid_logits = self.policy(x).reshape(b, -1)
-        logits = torch.cat([grid_logits, self.extra(summary)], 1) if self.extra_actions else grid_logits
+        logits = grid_logits if self.extra is None else torch.cat([grid_logits, self.extra(summary)], 1)
         return logits.float(), self.value_head(summary).squeeze(1).float()

@@ -118,7 +118,7 @@ def load(
     """Return a checkpoint's mapping after checking its format and observation layout.
 
     With ``options``, also refuse a checkpoint made for another map size (or, unless ``map_only``, other
-    rules options). With ``game_id`` (default: Domain Wheel), refuse a checkpoint of another game. Raises
+    rules options). With ``game_id``, refuse a checkpoint of another game (None: any game). Raises
     FileNotFoundError for a missing file and :class:`CheckpointError` with a clear message for anything else.
     """
     import torch
@@ -147,9 +147,8 @@ def load(
             f"this version reads {', '.join(map(str, READABLE_VERSIONS))}"
         )
     game = game_of(payload, path)
-    wanted = game_id or games.DEFAULT_GAME
-    if game != wanted:
-        raise CheckpointError(f"{path}: a checkpoint of {game}, not of {wanted}; play it with --game {game}")
+    if game_id is not None and game != game_id:
+        raise CheckpointError(f"{path}: a checkpoint of {game}, not of {game_id}; play it with --game {game}")
     expected = OBSERVATION_VERSION if game == games.DEFAULT_GAME else games.get(game).observation_version()  # type: ignore[attr-defined]
     if not isinstance(payload["observation_version"], str) or payload["observation_version"] != expected:
         raise CheckpointError(

@@ -101,6 +101,6 @@ def load(path: str | Path, seed: int | None = None, greedy: bool = False) -> Net
     from policies import checkpoint
 
     torch.set_num_threads(1)  # one game per process in the arena: threads would only contend
-    payload = checkpoint.load(path)
+    payload = checkpoint.load(path, game_id="domain_wheel")
     checkpoint.check_playable(payload, path)  # a network size or weights that do not fit: CheckpointError
     return NetworkPolicy(payload, seed=seed, greedy=greedy, label=Path(path).name)

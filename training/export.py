@@ -86,7 +86,7 @@ def load_network(path: Path) -> tuple[Any, dict[str, Any]]:
     from policies import checkpoint
     from policies.network import HexPolicyNet
 
-    payload = checkpoint.load(path)
+    payload = checkpoint.load(path, game_id="domain_wheel")
     try:
         options = GameOptions.from_dict(payload["options"])
         net = HexPolicyNet(build_geometry(options.land_radius, options.map_radius), **payload["network"])

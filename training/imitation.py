@@ -19,13 +19,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dw_env.options import GameOptions
+from policies import games
 from training.config import TrainConfig
-from training.league import ScriptedSeats
+from training.game_setup import eval_env, scripted_seats
 
 
 def collect_demonstrations(
-    options: GameOptions,
+    options: Any,
     teacher: str,
     decisions: int,
     *,
@@ -33,17 +33,17 @@ def collect_demonstrations(
     explore: float = 0.15,
     num_envs: int = 64,
     env_threads: int = 1,
+    game_id: str = games.DEFAULT_GAME,
 ) -> dict[str, NDArray[Any]]:
-    """Return ``decisions`` examples of ``teacher`` playing all three seats: obs, masks, actions, outcomes.
+    """Return ``decisions`` examples of ``teacher`` playing every seat: obs, masks, actions, outcomes.
 
     A scripted AI facing copies of itself plays the same game every time, so a share ``explore`` of the
     turns is played at random instead (and not recorded): the games, and so the examples, stay varied.
     """
-    from dw_env.envs.vector import DomainWheelVectorEnv
-
-    env = DomainWheelVectorEnv(num_envs, options, env_threads, seed, copy=False)
+    env = eval_env(game_id, options, num_envs, env_threads, seed)
     obs, masks, acting = env.reset()
-    scripted = ScriptedSeats(env)
+    scripted = scripted_seats(game_id, env)
+    players = scripted.players
     rng = np.random.default_rng(seed)
     for slot in range(num_envs):
         scripted.start_game(slot, teacher, int(rng.integers(2**31)))
@@ -56,7 +56,7 @@ def collect_demonstrations(
     n = 0
     wild = np.zeros(num_envs, dtype=bool)  # this turn is played at random
     while n < decisions:
-        first_phase = env.phase() == 1
+        first_phase = env.phase() == 1 if scripted.two_phase else np.ones(num_envs, dtype=bool)
         wild = np.where(first_phase, rng.random(num_envs) < explore, wild)
         actions = env.sample_actions().astype(np.int64)
         for i in np.flatnonzero(~wild):
@@ -72,7 +72,9 @@ def collect_demonstrations(
         for i in np.flatnonzero(term | trunc):
             won = info["winners"][i].astype(np.float32)
             k = won.sum()
-            value = np.where(won > 0, 1.0 / max(k, 1), -1.0 / max(3 - k, 1)) if 0 < k < 3 else np.zeros(3)
+            value = (
+                np.where(won > 0, 1.0 / max(k, 1), -1.0 / max(players - k, 1)) if 0 < k < players else np.zeros(players)
+            )
             for row, seat in game_rows[i]:
                 out_value[row] = value[seat]
             game_rows[i] = []
@@ -81,11 +83,18 @@ def collect_demonstrations(
 
 
 def collect_parallel(
-    options: GameOptions, teacher: str, decisions: int, *, seed: int, workers: int, explore: float = 0.15
+    options: Any,
+    teacher: str,
+    decisions: int,
+    *,
+    seed: int,
+    workers: int,
+    explore: float = 0.15,
+    game_id: str = games.DEFAULT_GAME,
 ) -> dict[str, NDArray[Any]]:
     """Return :func:`collect_demonstrations` split over ``workers`` processes (seeds ``seed + k``), joined."""
     if workers <= 1:
-        return collect_demonstrations(options, teacher, decisions, seed=seed, explore=explore)
+        return collect_demonstrations(options, teacher, decisions, seed=seed, explore=explore, game_id=game_id)
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
@@ -96,7 +105,7 @@ def collect_parallel(
         parts = list(
             pool.map(
                 _collect_share,
-                [(options, teacher, share, seed + k, explore) for k, share in enumerate(shares) if share > 0],
+                [(options, teacher, share, seed + k, explore, game_id) for k, share in enumerate(shares) if share > 0],
             )
         )
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
@@ -108,9 +117,9 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _collect_share(args: tuple[GameOptions, str, int, int, float]) -> dict[str, NDArray[Any]]:
-    options, teacher, decisions, seed, explore = args
-    return collect_demonstrations(options, teacher, decisions, seed=seed, explore=explore)
+def _collect_share(args: tuple[Any, str, int, int, float, str]) -> dict[str, NDArray[Any]]:
+    options, teacher, decisions, seed, explore, game_id = args
+    return collect_demonstrations(options, teacher, decisions, seed=seed, explore=explore, game_id=game_id)
 
 
 def clone(
@@ -153,7 +162,9 @@ def warm_start(net: Any, config: TrainConfig, writer: Any, device: Any) -> None:
     im = config.imitation
     started = time.perf_counter()
     workers = im.workers or os.cpu_count() or 1
-    data = collect_parallel(config.options, im.teacher, im.decisions, seed=config.run.seed, workers=workers)
+    data = collect_parallel(
+        config.options, im.teacher, im.decisions, seed=config.run.seed, workers=workers, game_id=config.game_id
+    )
     stats = clone(net, data, epochs=im.epochs, learning_rate=im.learning_rate, batch_size=im.batch_size, device=device)
     for name, value in stats.items():
         writer.add_scalar(f"imitation/{name}", value, 0)

@@ -61,6 +61,7 @@ class Results:
     """Win credits and finishing orders of the learner's recent games, per opponent."""
 
     window: int
+    players: int = 3
     credit: dict[str, deque[float]] = field(default_factory=dict)
     orders: deque[tuple[str, tuple[tuple[int, ...], ...]]] = field(default_factory=deque)
     games: dict[str, int] = field(default_factory=dict)
@@ -90,7 +91,8 @@ class Results:
         """Return new Results with this window from :meth:`state_dict`'s data; StateError if it does not fit."""
         saved = st.check_keys(value, ("window", "credit", "orders", "games"), where)
         st.read_int(saved["window"], f"{where}.window", self.window, self.window)
-        out = Results(self.window)
+        out = Results(self.window, self.players)
+        k = self.players
         credit = saved["credit"]
         if not isinstance(credit, dict) or len(credit) > 10_000:
             raise st.StateError(f"{where}.credit: must be a mapping of opponent -> win credits, got {brief(credit)}")
@@ -105,13 +107,16 @@ class Results:
             pair = st.read_list(item, f"{where}.orders[{i}]", 2)
             if len(pair) != 2:
                 raise st.StateError(f"{where}.orders[{i}]: must be [opponent, tiers], got {brief(pair)}")
-            tiers = st.read_list(pair[1], f"{where}.orders[{i}][1]", 3)
+            tiers = st.read_list(pair[1], f"{where}.orders[{i}][1]", k)
             order = tuple(
-                tuple(st.read_int(s, f"{where}.orders[{i}][1]", 0, 2) for s in st.read_list(t, f"{where}.orders", 3))
+                tuple(
+                    st.read_int(s, f"{where}.orders[{i}][1]", 0, k - 1) for s in st.read_list(t, f"{where}.orders", k)
+                )
                 for t in tiers
             )
-            if sorted(s for tier in order for s in tier) != [0, 1, 2]:
-                raise st.StateError(f"{where}.orders[{i}][1]: tiers must hold seats 0, 1, 2 once each, got {order}")
+            if sorted(s for tier in order for s in tier) != list(range(k)):
+                seats = ", ".join(map(str, range(k)))
+                raise st.StateError(f"{where}.orders[{i}][1]: tiers must hold seats {seats} once each, got {order}")
             out.orders.append((st.read_str(pair[0], f"{where}.orders[{i}][0]", max_len=40), order))
         games = saved["games"]
         if not isinstance(games, dict) or len(games) > 10_000:
@@ -129,13 +134,13 @@ def _is_credit(x: Any) -> bool:
 class League:
     """Samples an opponent per game, keeps the frozen past selves and tracks results."""
 
-    def __init__(self, config: LeagueConfig, num_envs: int) -> None:
+    def __init__(self, config: LeagueConfig, num_envs: int, players: int = 3) -> None:
         self.config = config
         self.num_envs = num_envs
         self.num_scripted = split_groups(config.weights, num_envs)
         self.snapshots: list[tuple[str, dict[str, Any]]] = []  # (id, CPU state dict), oldest first
         self.retired: dict[str, dict[str, Any]] = {}  # dropped snapshots still playing a running game
-        self.results = Results(config.rating_window)
+        self.results = Results(config.rating_window, players)
 
     def group_weights(self, slot: int) -> tuple[list[str], NDArray[np.float64]]:
         """Return (kinds, probabilities) of the opponents slot ``slot`` can play."""

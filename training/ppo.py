@@ -45,7 +45,7 @@ from policies.network import chunk_rows, evaluate_actions, policy_step
 from training import run_folder
 from training.config import TrainConfig, to_yaml
 from training.evaluate import evaluate, format_results
-from training.game_setup import is_domain_wheel, make_env, scripted_seats
+from training.game_setup import is_domain_wheel, make_env, num_players, scripted_seats
 from training.game_setup import make_network as make_game_network
 from training.imitation import warm_start
 from training.interrupt import StopRequest
@@ -463,7 +463,7 @@ def start_session(
     env = make_env(config, n, threads, config.run.seed)
     net = make_network(config, device)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.ppo.learning_rate, eps=1e-5)
-    league = League(config.league, n)
+    league = League(config.league, n, num_players(config.game_id))
     obs, masks, player = env.reset()
     seats, games = np.zeros(n, np.int64), np.zeros(n, np.int64)
     scripted = scripted_seats(config.game_id, env)
@@ -484,8 +484,6 @@ def start_session(
     writer = SummaryWriter(str(run_dir), purge_step=counters["env_steps"] if resume else None)
     writer.add_text("config", "```yaml\n" + to_yaml(config) + "```", counters["env_steps"])
     if resume is None and config.imitation.teacher != "none":
-        if not is_domain_wheel(config):
-            raise ValueError(f"imitation (a warm start) is for Domain Wheel; {config.game_id}: imitation.teacher none")
         warm_start(net, config, writer, device)
     amp = use_amp(config, device)
     shaping = config.env.conquest_shaping if layout is not None else 0.0

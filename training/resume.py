@@ -84,12 +84,30 @@ def _tensor(array: NDArray[Any]) -> torch.Tensor:
 def env_state(env: Any) -> dict[str, Any]:
     """Return copies of the vector env's state arrays (as tensors) and its RNG state (JSON text)."""
     state: dict[str, Any] = {}
-    for name, value in vars(env).items():
-        if isinstance(value, np.ndarray) and value.flags.writeable and name not in ENV_SCRATCH:
+    for name, value in env_arrays(env).items():
+        if isinstance(value, np.ndarray):
             state[name] = _tensor(value)
-        elif isinstance(value, np.random.Generator):
+        else:
             state[name] = st.to_json(st.generator_state(value))
     return state
+
+
+def env_arrays(env: Any) -> dict[str, Any]:
+    """Return the vector env's state: its writable arrays and RNGs by name, those in a tuple as ``name.i``.
+
+    The objects are the env's own (restoring writes into them in place).
+    """
+    found: dict[str, Any] = {}
+    for name, value in vars(env).items():
+        if name in ENV_SCRATCH:
+            continue
+        if (isinstance(value, np.ndarray) and value.flags.writeable) or isinstance(value, np.random.Generator):
+            found[name] = value
+        elif isinstance(value, tuple) and value and all(isinstance(v, np.ndarray) for v in value):
+            for i, array in enumerate(value):
+                if array.flags.writeable:
+                    found[f"{name}.{i}"] = array
+    return found
 
 
 def training_state(table: TableLike, rollout: RolloutLike, optimizer: Any, rng: np.random.Generator) -> dict[str, Any]:
@@ -373,11 +391,11 @@ def _read_table(value: Any, table: TableLike, rollout: RolloutLike, known: set[s
         "table",
     )
     env = table.env
-    ours = env_state(env)
+    ours = env_arrays(env)
     env_in = st.check_keys(saved["env"], ours, "table.env")
     env_out: dict[str, Any] = {}
     for name in ours:
-        target = getattr(env, name)
+        target = ours[name]
         if isinstance(target, np.random.Generator):
             env_out[name] = st.generator_from_state(
                 st.from_json(env_in[name], f"table.env.{name}"), f"table.env.{name}"
@@ -458,8 +476,9 @@ def restore_training(
         torch.cuda.set_rng_state_all(rngs["cuda"])
     table.league.snapshots, table.league.retired = league["snapshots"], league["retired"]
     table.league.results = league["results"]
+    live = env_arrays(table.env)
     for name, value in tables["env"].items():
-        target = getattr(table.env, name)
+        target = live[name]
         if isinstance(target, np.random.Generator):
             target.bit_generator.state = value.bit_generator.state
         else:
