@@ -201,9 +201,9 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
                 a,
             )
         self._cumulative_rewards[agent] = 0
-        stamp, generation, queue = workspace(self.options.num_points)
+        stamp, control, queue = workspace(self.options.num_points)
         g = self.game
-        flags = kernels.apply_action(g.width, g.height, g.dots, g.owner, g.scalars, a, stamp, generation, queue)
+        flags = kernels.apply_action(g.width, g.height, g.dots, g.owner, g.scalars, a, stamp, control, queue)
         if flags < 0:
             raise RuntimeError(f"engine refused masked-legal action {a} with code {flags}")
         self._encode()

@@ -274,11 +274,9 @@ class ConquerGame:
                 f"action must be an integer, got {brief(action)}; {self._allowed()}", action, self._allowed()
             )
         a = int(action)
-        stamp, generation, queue = workspace(self.options.num_points)
+        stamp, control, queue = workspace(self.options.num_points)
         flags = int(
-            kernels.apply_action(
-                self.width, self.height, self.dots, self.owner, self.scalars, a, stamp, generation, queue
-            )
+            kernels.apply_action(self.width, self.height, self.dots, self.owner, self.scalars, a, stamp, control, queue)
         )
         if flags < 0:
             raise IllegalActionError(self._refusal(a, flags), a, self._allowed())

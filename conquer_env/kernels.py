@@ -13,18 +13,21 @@ fact I2), so a placement never rescans the board:
         SW  S  SE        count as non-wall and as outside (the frame)
 
    One sector or none: every point the new wall touches is still joined, so nothing closed.
-2. With two or more sectors each one is flooded from its first point, stopping as soon as the flood
-   touches the border (open: the border reaches the frame, rule R-5.4) or a point an earlier, open
-   sector's flood reached. A cheap necessary test runs first: a point is enclosed only if each of
-   the four straight rays from it meets a wall before the edge (a link crossing a grid line always
-   has an end on it).
+2. With two or more sectors they are flooded together, one step each in turn (``flood_together``):
+   each flood is a depth-first search trying the direction of the nearest edge first; floods that
+   meet merge; a flood touching the border is open (the border reaches the frame, rule R-5.4); a
+   flood that runs dry is enclosed. Before the move the frame reached ``p``, so some sector is open:
+   once every group but one is decided and none is open, the last one is the open one and the search
+   stops. The enclosed groups cost their size, the open ones no more steps than that.
 3. A closed sector holding a live opponent dot is sealed (rule R-7); otherwise it is an open base
    (rule R-8) and nothing changes.
 4. Step 3 of rule R-6 floods the opponent's walls from ``p`` only when step 2 sealed nothing: only
-   the placed dot can have entered an opponent's base (verified fact I6).
+   the placed dot can have entered an opponent's base (verified fact I6). A cheap necessary test runs
+   first: a point is enclosed only if each of the four straight rays from it meets a wall before the
+   edge (a link crossing a grid line always has an end on it).
 
-A closed flood costs the region's size; an open one stops at the border, at most the points within
-the distance from ``p`` to the edge. Visited marks are a generation-stamped array, never cleared.
+A closed flood costs the region's size; an open one heads for the nearest edge. Visited marks are a
+generation-stamped array, never cleared.
 """
 
 from __future__ import annotations
@@ -55,16 +58,25 @@ from conquer_env.layout import (
 # the eight neighbours in cyclic order N, NE, E, SE, S, SW, W, NW: even indices are orthogonal
 RING_DX = (0, 1, 1, 1, 0, -1, -1, -1)
 RING_DY = (-1, -1, 0, 1, 1, 1, 0, -1)
+# the four orthogonal directions: 0 up, 1 right, 2 down, 3 left
 DX4 = (0, 1, 0, -1)
 DY4 = (-1, 0, 1, 0)
-#: marks one placement uses in the stamp array (4 sectors + the opponent's flood)
+# push order relative to the preferred direction: the preferred one is pushed last, so popped first
+PUSH_ORDER = (2, 1, 3, 0)
+#: marks one placement uses in the stamp array (4 sector floods + the opponent's flood)
 MARKS_PER_MOVE = 5
+MAX_FLOODS = 4
 _STAMP_RESET = 1 << 30
+# slots of the control array (int32[CONTROL_SIZE]): slot 0 is the stamp generation
+_SP, _VC, _PARENT, _OPEN, _DONE, _START = 1, 5, 9, 13, 17, 21
+CONTROL_SIZE = 32
 
 
 def new_workspace(num_points: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return (stamp int32[n], generation int32[1], queue int32[n]): the flood's scratch, one per thread."""
-    return np.zeros(num_points, np.int32), np.ones(1, np.int32), np.zeros(num_points, np.int32)
+    """Return (stamp int32[n], control int32[32], queue int32[8n]): the floods' scratch, one per thread."""
+    control = np.zeros(CONTROL_SIZE, np.int32)
+    control[0] = 1
+    return np.zeros(num_points, np.int32), control, np.zeros(2 * MAX_FLOODS * num_points, np.int32)
 
 
 @njit(cache=True, nogil=True)
@@ -95,61 +107,153 @@ def rays_blocked(width, height, dots, owner, x, y, colour):  # type: ignore[no-u
 
 
 @njit(cache=True, nogil=True)
-def flood(width, height, dots, owner, colour, start, stamp, mark, low, queue):  # type: ignore[no-untyped-def]
-    """Return the size n of start's region of ``colour`` (its points in queue[:n]) or -1 if it reaches the frame.
-
-    ``start`` must be no wall of ``colour``. Visited points get ``stamp = mark``; meeting a point stamped
-    in ``low .. mark - 1`` (reached by an earlier open flood of the same move) also means open.
-    """
-    stamp[start] = mark
-    queue[0] = start
-    head = 0
-    tail = 1
-    other = 3 - colour
-    while head < tail:
-        q = queue[head]
-        head += 1
-        x = q % width
-        y = q // width
-        if x == 0 or y == 0 or x == width - 1 or y == height - 1:
-            return -1
-        for d in range(4):
-            r = q + DX4[d] + DY4[d] * width
-            s = stamp[r]
-            if s == mark:
-                continue
-            if low <= s < mark:
-                return -1
-            if dots[r] == colour and owner[r] != other:
-                continue
-            stamp[r] = mark
-            queue[tail] = r
-            tail += 1
-    return tail
+def _root(control, i):  # type: ignore[no-untyped-def]
+    while control[_PARENT + i] != i:
+        i = control[_PARENT + i]
+    return i
 
 
 @njit(cache=True, nogil=True)
-def _next_marks(stamp, generation):  # type: ignore[no-untyped-def]
-    low = generation[0]
+def _preferred(x, y, width, height):  # type: ignore[no-untyped-def]
+    """Return the direction (0 up, 1 right, 2 down, 3 left) of the nearest edge from (x, y)."""
+    best = y
+    d = 0
+    if width - 1 - x < best:
+        best = width - 1 - x
+        d = 1
+    if height - 1 - y < best:
+        best = height - 1 - y
+        d = 2
+    if x < best:
+        d = 3
+    return d
+
+
+@njit(cache=True, nogil=True)
+def flood_together(width, height, dots, owner, colour, count, stamp, low, queue, control, last_is_open):  # type: ignore[no-untyped-def]
+    """Flood ``count`` (<= 4) starts (control[_START + i]) over non-walls of ``colour`` in lockstep (rule R-5.2).
+
+    Each flood is a depth-first search that tries the direction of the nearest edge first, so an open
+    flood usually reaches the border in about as many steps as the edge is far. Floods that meet are
+    merged (union-find); a flood that reaches the border makes its group open; a group whose floods all
+    ran dry is enclosed. With ``last_is_open`` the search stops as soon as one undecided group is left
+    and no group is open: it is the open one (the caller knows one exists). On return, flood i's group is
+    enclosed iff ``control[_DONE + i] == 2``; its visited points are
+    ``queue[(4 + i) * n : (4 + i) * n + control[_VC + i]]``.
+    """
+    n = width * height
+    other = 3 - colour
+    for i in range(count):
+        start = control[_START + i]
+        stamp[start] = low + i
+        queue[i * n] = start
+        control[_SP + i] = 1
+        control[_VC + i] = 0
+        control[_PARENT + i] = i
+        control[_OPEN + i] = 0
+        control[_DONE + i] = 0
+    while True:
+        for i in range(count):
+            if control[_DONE + i]:
+                continue
+            r0 = _root(control, i)
+            sp = control[_SP + i]
+            if control[_OPEN + r0] or sp == 0:
+                control[_DONE + i] = 1
+                continue
+            sp -= 1
+            q = queue[i * n + sp]
+            control[_SP + i] = sp
+            queue[(MAX_FLOODS + i) * n + control[_VC + i]] = q
+            control[_VC + i] += 1
+            x = q % width
+            y = q // width
+            if x == 0 or y == 0 or x == width - 1 or y == height - 1:
+                control[_OPEN + r0] = 1
+                control[_DONE + i] = 1
+                continue
+            pd = _preferred(x, y, width, height)
+            for k in range(4):
+                d = (pd + PUSH_ORDER[k]) % 4
+                r = q + DX4[d] + DY4[d] * width
+                s = stamp[r]
+                if low <= s < low + MAX_FLOODS:
+                    rj = _root(control, s - low)
+                    ri = _root(control, i)
+                    if ri != rj:
+                        control[_PARENT + rj] = ri
+                        if control[_OPEN + rj]:
+                            control[_OPEN + ri] = 1
+                    continue
+                if dots[r] == colour and owner[r] != other:
+                    continue
+                stamp[r] = low + i
+                queue[i * n + control[_SP + i]] = r
+                control[_SP + i] += 1
+        undecided = 0
+        any_open = False
+        for i in range(count):
+            if _root(control, i) != i:
+                continue
+            if control[_OPEN + i]:
+                any_open = True
+                continue
+            for j in range(count):
+                if _root(control, j) == i and control[_DONE + j] == 0:
+                    undecided += 1
+                    break
+        if undecided == 0 or (last_is_open and undecided == 1 and not any_open):
+            break
+    for i in range(count):
+        r0 = _root(control, i)
+        enclosed = control[_OPEN + r0] == 0
+        for j in range(count):
+            if _root(control, j) == r0 and control[_DONE + j] == 0:
+                enclosed = False
+        control[_DONE + i] = 2 if enclosed else 1
+
+
+@njit(cache=True, nogil=True)
+def _next_marks(stamp, control):  # type: ignore[no-untyped-def]
+    low = control[0]
     if low > _STAMP_RESET:
         stamp[:] = 0
         low = 1
-    generation[0] = low + MARKS_PER_MOVE
+    control[0] = low + MARKS_PER_MOVE
     return low
 
 
 @njit(cache=True, nogil=True)
-def _seal(dots, owner, scalars, queue, n, colour):  # type: ignore[no-untyped-def]
-    """Seal queue[:n] for ``colour`` (rule R-7.1): owner := colour; free points sealed leave FREE."""
-    for i in range(n):
-        r = queue[i]
-        if dots[r] == 0 and owner[r] == 0:
-            scalars[FREE] -= 1
-        owner[r] = colour
+def _seal_group(dots, owner, scalars, queue, n, control, count, root, colour):  # type: ignore[no-untyped-def]
+    """Seal the visited points of every flood in group ``root`` for ``colour`` (rule R-7.1)."""
+    for i in range(count):
+        if _root(control, i) != root:
+            continue
+        base = (MAX_FLOODS + i) * n
+        for k in range(control[_VC + i]):
+            r = queue[base + k]
+            if dots[r] == 0 and owner[r] == 0:
+                scalars[FREE] -= 1
+            owner[r] = colour
 
 
 @njit(cache=True, nogil=True)
-def _capture(width, height, dots, owner, scalars, p, colour, stamp, low, queue):  # type: ignore[no-untyped-def]
+def _group_captures(dots, owner, queue, n, control, count, root, colour):  # type: ignore[no-untyped-def]
+    """Return True iff group ``root`` holds a live dot of the other colour (rule R-5.5)."""
+    other = 3 - colour
+    for i in range(count):
+        if _root(control, i) != root:
+            continue
+        base = (MAX_FLOODS + i) * n
+        for k in range(control[_VC + i]):
+            r = queue[base + k]
+            if dots[r] == other and owner[r] != colour:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _capture(width, height, dots, owner, scalars, p, colour, stamp, low, queue, control):  # type: ignore[no-untyped-def]
     """Seal every capturing region the new wall at p closed for ``colour`` (rule R-6 step 2); return the count."""
     x = p % width
     y = p // width
@@ -160,44 +264,36 @@ def _capture(width, height, dots, owner, scalars, p, colour, stamp, low, queue):
         if not (0 <= cx < width and 0 <= cy < height) or not is_wall(dots, owner, cy * width + cx, colour):
             nonwall |= 1 << k
     # a sector starts at orthogonal i when i is no wall and is not joined to the previous orthogonal
-    starts = 0
     count = 0
-    any_open = False
+    sectors = 0
+    outside = False
     for i in range(4):
         k = 2 * i
-        if nonwall & (1 << k):
-            any_open = True
-            prev = (k + 6) % 8
-            if not ((nonwall & (1 << prev)) and (nonwall & (1 << (k + 7) % 8))):
-                starts |= 1 << i
-                count += 1
-    if count <= 1 or not any_open:
+        if not nonwall & (1 << k):
+            continue
+        prev = (k + 6) % 8
+        if (nonwall & (1 << prev)) and (nonwall & (1 << (k + 7) % 8)):
+            continue
+        sectors += 1
+        cx = x + RING_DX[k]
+        cy = y + RING_DY[k]
+        if 0 <= cx < width and 0 <= cy < height:
+            control[_START + count] = cy * width + cx
+            count += 1
+        else:
+            outside = True
+    if sectors <= 1 or count == 0:
         return 0
-    other = 3 - colour
+    # one sector at least is open (the frame reached p before it became a wall), unless p lay in an own
+    # open base, whose parts hold no live rival (fact I2): so the last undecided group may be taken as open
+    flood_together(width, height, dots, owner, colour, count, stamp, low, queue, control, not outside)
+    n = width * height
     sealed = 0
-    for i in range(4):
-        if not starts & (1 << i):
+    for i in range(count):
+        if control[_DONE + i] != 2 or _root(control, i) != i:
             continue
-        cx = x + RING_DX[2 * i]
-        cy = y + RING_DY[2 * i]
-        if not (0 <= cx < width and 0 <= cy < height):
-            continue
-        q = cy * width + cx
-        if low <= stamp[q] < low + 4:
-            continue
-        if not rays_blocked(width, height, dots, owner, cx, cy, colour):
-            continue
-        n = flood(width, height, dots, owner, colour, q, stamp, low + i, low, queue)
-        if n <= 0:
-            continue
-        capturing = False
-        for j in range(n):
-            r = queue[j]
-            if dots[r] == other and owner[r] != colour:
-                capturing = True
-                break
-        if capturing:
-            _seal(dots, owner, scalars, queue, n, colour)
+        if _group_captures(dots, owner, queue, n, control, count, i, colour):
+            _seal_group(dots, owner, scalars, queue, n, control, count, i, colour)
             sealed += 1
     return sealed
 
@@ -219,7 +315,7 @@ def _finish(scalars):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def place(width, height, dots, owner, scalars, p, stamp, generation, queue):  # type: ignore[no-untyped-def]
+def place(width, height, dots, owner, scalars, p, stamp, control, queue):  # type: ignore[no-untyped-def]
     """Place the mover's dot at point p and resolve it (rule R-6); return PLACED|CAPTURED|BASE_FIRED or ERR_*."""
     if scalars[OVER]:
         return ERR_OVER
@@ -234,13 +330,14 @@ def place(width, height, dots, owner, scalars, p, stamp, generation, queue):  # 
     dots[p] = colour
     scalars[FREE] -= 1
     flags = PLACED
-    low = _next_marks(stamp, generation)
-    if _capture(width, height, dots, owner, scalars, p, colour, stamp, low, queue) > 0:
+    low = _next_marks(stamp, control)
+    if _capture(width, height, dots, owner, scalars, p, colour, stamp, low, queue, control) > 0:
         flags |= CAPTURED
     elif rays_blocked(width, height, dots, owner, p % width, p // width, other):
-        n = flood(width, height, dots, owner, other, p, stamp, low + 4, low + 4, queue)
-        if n > 0:
-            _seal(dots, owner, scalars, queue, n, other)
+        control[_START] = p
+        flood_together(width, height, dots, owner, other, 1, stamp, low + MAX_FLOODS, queue, control, False)
+        if control[_DONE] == 2:
+            _seal_group(dots, owner, scalars, queue, width * height, control, 1, 0, other)
             flags |= BASE_FIRED
     scalars[PASSES] = 0
     _finish(scalars)
@@ -258,11 +355,11 @@ def pass_turn(scalars):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def apply_action(width, height, dots, owner, scalars, action, stamp, generation, queue):  # type: ignore[no-untyped-def]
+def apply_action(width, height, dots, owner, scalars, action, stamp, control, queue):  # type: ignore[no-untyped-def]
     """Apply an action (a point, or ``width * height`` for pass); return its flags or a negative ERR_*."""
     if action == width * height:
         return pass_turn(scalars)
-    return place(width, height, dots, owner, scalars, action, stamp, generation, queue)
+    return place(width, height, dots, owner, scalars, action, stamp, control, queue)
 
 
 @njit(cache=True, nogil=True)

@@ -44,7 +44,7 @@ __all__ = ["ConquerVectorEnv"]
 @njit(cache=True, nogil=True)
 def _chunk(width, height, dots, owner, scalars, actions, init, territory, ws, out, lo, hi, reset):  # type: ignore[no-untyped-def]
     init_dots, init_owner, init_scalars = init
-    stamp, generation, queue = ws
+    stamp, control, queue = ws
     obs, masks, acting, rewards, terminated, truncated, final_scores, winners, end_reason, steps = out
     score = np.zeros(2, np.int32)
     for i in range(lo, hi):
@@ -58,7 +58,7 @@ def _chunk(width, height, dots, owner, scalars, actions, init, territory, ws, ou
             scalars[i, :] = init_scalars
         else:
             sc = scalars[i]
-            kernels.apply_action(width, height, dots[i], owner[i], sc, actions[i], stamp, generation, queue)
+            kernels.apply_action(width, height, dots[i], owner[i], sc, actions[i], stamp, control, queue)
             if sc[OVER]:
                 kernels.scores(dots[i], owner[i], territory, score)
                 final_scores[i, 0] = score[0]
@@ -85,7 +85,7 @@ def _chunk(width, height, dots, owner, scalars, actions, init, territory, ws, ou
 
 @njit(cache=True, nogil=True, parallel=True)
 def _run(  # type: ignore[no-untyped-def]
-    width, height, dots, owner, scalars, actions, init, territory, stamps, generations, queues, out, nthreads, reset
+    width, height, dots, owner, scalars, actions, init, territory, stamps, controls, queues, out, nthreads, reset
 ):
     n = dots.shape[0]
     per = (n + nthreads - 1) // nthreads
@@ -93,7 +93,7 @@ def _run(  # type: ignore[no-untyped-def]
         lo = t * per
         hi = min(n, lo + per)
         if lo < hi:
-            ws = (stamps[t], generations[t], queues[t])
+            ws = (stamps[t], controls[t], queues[t])
             _chunk(width, height, dots, owner, scalars, actions, init, territory, ws, out, lo, hi, reset)
 
 
@@ -148,9 +148,8 @@ class ConquerVectorEnv:
         self._dots = np.zeros((n, p), np.int8)
         self._owner = np.zeros((n, p), np.int8)
         self._scalars = np.zeros((n, len(self._init[2])), np.int32)
-        self._stamps = np.zeros((t, p), np.int32)
-        self._generations = np.ones((t, 1), np.int32)
-        self._queues = np.zeros((t, p), np.int32)
+        workspaces = [kernels.new_workspace(p) for _ in range(t)]
+        self._stamps, self._controls, self._queues = (np.stack([w[k] for w in workspaces]) for k in range(3))
         self._actions = np.zeros(n, np.int64)
         self._territory = options.scoring == "territory"
         self._masks = np.zeros((n, self.num_actions), np.int8)
@@ -178,7 +177,7 @@ class ConquerVectorEnv:
         w, h = self.options.width, self.options.height
         _run(
             w, h, self._dots, self._owner, self._scalars, self._actions, self._init, self._territory,
-            self._stamps, self._generations, self._queues, out, self.num_threads, reset,
+            self._stamps, self._controls, self._queues, out, self.num_threads, reset,
         )  # fmt: skip
         self._masks[:] = out[1]
         return out

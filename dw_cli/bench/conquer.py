@@ -1,0 +1,188 @@
+"""``dw bench engine --game conquer``: µs per Conquer move with random legal play, next to OpenSpiel go 19x19.
+
+Three drivers on the 15 x 15 default board and the 39 x 32 classic board:
+
+* **Python API**: ``ConquerGame.legal_points()``, a random pick, ``play()``: a Python user's loop;
+* **Python API + observation**: the same plus ``observe()`` every move, the way an RL loop (and the go
+  reference below) runs;
+* **compiled loop**: the placement kernel called from one compiled loop over a random order of the points
+  (illegal ones, sealed since, skipped): the engine's own cost.
+
+The reference (OpenSpiel, ``import pyspiel``) plays go 19x19 with legal actions and the observation tensor
+every step, measured in the same run (``dw_cli.bench.engine.go_us_per_step``).
+
+**Fill levels.** The per-move cost must not grow with the dots on the board (the enclosure test is a
+local flood, ``conquer_env.kernels``): positions are sampled from random games when 10 %, 40 % and 70 %
+of the points are filled, and one random legal move is timed on each (compiled, a copy of the position
+per move, the cost of the copy alone subtracted).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from conquer_env import kernels
+from conquer_env.engine import ConquerGame, initial_arrays
+from conquer_env.layout import OVER
+from conquer_env.options import ConquerOptions
+
+BOARDS: dict[str, ConquerOptions] = {
+    "15x15": ConquerOptions.preset("default"),
+    "39x32": ConquerOptions.preset("classic"),
+}
+FILL_LEVELS: tuple[float, ...] = (0.1, 0.4, 0.7)
+
+
+def api_us_per_move(options: ConquerOptions, seconds: float, observe: bool, seed: int = 0) -> tuple[float, int]:
+    """Return (µs per move, moves) of random legal placements through the Python API for about ``seconds``."""
+    rng = random.Random(seed)
+    game = ConquerGame.new(options)
+    game.play(int(game.legal_points()[0]))  # compile / warm up outside the clock
+    game.observe()
+    game = ConquerGame.new(options)
+    moves = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        if game.over:
+            if time.perf_counter() > deadline:
+                break
+            game = ConquerGame.new(options)
+        points = game.legal_points()
+        if observe:
+            game.observe()
+        game.play(int(points[rng.randrange(len(points))]))
+        moves += 1
+    return (time.perf_counter() - start) / moves * 1e6, moves
+
+
+@njit(cache=True, nogil=True)
+def _compiled_games(width, height, dots0, owner0, scalars0, games, seed, stamp, control, queue):  # type: ignore[no-untyped-def]
+    """Play ``games`` random games (a random point order, illegal points skipped); return the moves played."""
+    np.random.seed(seed)
+    n = width * height
+    order = np.arange(n)
+    moves = 0
+    for _ in range(games):
+        dots, owner, scalars = dots0.copy(), owner0.copy(), scalars0.copy()
+        np.random.shuffle(order)
+        for i in range(n):
+            if scalars[OVER]:
+                break
+            if kernels.place(width, height, dots, owner, scalars, order[i], stamp, control, queue) > 0:
+                moves += 1
+    return moves
+
+
+def compiled_us_per_move(options: ConquerOptions, seconds: float, seed: int = 0) -> tuple[float, int]:
+    """Return (µs per move, moves) of the compiled random playout for about ``seconds``."""
+    w, h = options.width, options.height
+    state = initial_arrays(options)
+    work = kernels.new_workspace(options.num_points)
+    _compiled_games(w, h, *state, 1, seed, *work)
+    total = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        total += _compiled_games(w, h, *state, 10, seed + games, *work)
+        games += 10
+    return (time.perf_counter() - start) / total * 1e6, total
+
+
+@njit(cache=True, nogil=True)
+def _one_move_each(width, height, dots, owner, scalars, actions, play, stamp, control, queue):  # type: ignore[no-untyped-def]
+    """Copy each sampled position into scratch and (when ``play``) place its move; return a checksum."""
+    d = dots[0].copy()
+    o = owner[0].copy()
+    s = scalars[0].copy()
+    check = 0
+    for i in range(dots.shape[0]):
+        d[:] = dots[i]
+        o[:] = owner[i]
+        s[:] = scalars[i]
+        if play:
+            check += kernels.place(width, height, d, o, s, actions[i], stamp, control, queue)
+        else:
+            check += d[actions[i]]
+    return check
+
+
+def sample_positions(options: ConquerOptions, fill: float, count: int, seed: int = 0) -> tuple[Any, ...]:
+    """Return (dots, owner, scalars, actions) of ``count`` random-game positions at ``fill`` of the points filled."""
+    rng = np.random.default_rng(seed)
+    n = options.num_points
+    rows: list[tuple[Any, ...]] = []
+    while len(rows) < count:
+        game = ConquerGame.new(options)
+        while (
+            not game.over and (np.count_nonzero(game.dots) + np.count_nonzero(game.owner & (game.dots == 0))) < fill * n
+        ):
+            game.play(int(rng.choice(game.legal_points())))
+        if not game.over:
+            rows.append(
+                (game.dots.copy(), game.owner.copy(), game.scalars.copy(), int(rng.choice(game.legal_points())))
+            )
+    return tuple(np.stack([r[k] for r in rows]) for k in range(3)) + (np.array([r[3] for r in rows], np.int64),)
+
+
+def fill_level_us_per_move(options: ConquerOptions, fill: float, seconds: float, count: int = 400) -> float:
+    """Return the compiled µs of one random legal move in positions ``fill`` filled (the copy's cost taken off)."""
+    w, h = options.width, options.height
+    positions = sample_positions(options, fill, count, seed=int(fill * 1000))
+    work = kernels.new_workspace(options.num_points)
+    best = {True: float("inf"), False: float("inf")}
+    for play in (True, False):
+        _one_move_each(w, h, *positions, play, *work)
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        for play in (True, False):
+            start = time.perf_counter()
+            _one_move_each(w, h, *positions, play, *work)
+            best[play] = min(best[play], time.perf_counter() - start)
+    return max(0.0, best[True] - best[False]) / count * 1e6
+
+
+def run(seconds: float = 5.0) -> dict[str, Any]:
+    """Run the benchmark, print a table and return the numbers (``seconds`` is spent per measurement)."""
+    if not 0.1 <= seconds <= 3600:
+        raise ValueError(f"seconds must be in 0.1..3600, got {seconds!r}")
+    from dw_cli.bench.engine import go_us_per_step
+
+    results: dict[str, Any] = {}
+    go = go_us_per_step(seconds)
+    results["openspiel_go19_us_per_step"] = go
+    print("dw bench engine --game conquer: random legal play, one core, µs per move (lower is better)")
+    print(
+        f"  {'OpenSpiel go 19x19 (reference)':<40} {go:8.2f} µs/step"
+        if go
+        else "  OpenSpiel not installed: no reference"
+    )
+    drivers = (
+        ("Python API", lambda o: api_us_per_move(o, seconds, observe=False)),
+        ("Python API + observation", lambda o: api_us_per_move(o, seconds, observe=True)),
+        ("compiled loop", lambda o: compiled_us_per_move(o, seconds)),
+    )
+    for label, options in BOARDS.items():
+        for driver, measure in drivers:
+            us, n = measure(options)
+            key = f"{label}, {driver}"
+            results[key] = us
+            ratio = f"  ratio {us / go:.2f}x go" if go else ""
+            if go:
+                results[f"{key}, ratio to go"] = us / go
+            print(f"  {key:<40} {us:8.2f} µs/move ({n} moves){ratio}")
+    print("  per-move cost by fill level (compiled, one move per sampled position):")
+    for label, options in BOARDS.items():
+        for fill in FILL_LEVELS:
+            us = fill_level_us_per_move(options, fill, max(0.2, seconds / 3))
+            results[f"{label}, fill {int(fill * 100)}%"] = us
+            print(f"  {label + f', {int(fill * 100)}% filled':<40} {us:8.3f} µs/move")
+    return results
+
+
+if __name__ == "__main__":
+    run()
