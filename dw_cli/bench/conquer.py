@@ -111,21 +111,26 @@ def _one_move_each(width, height, dots, owner, scalars, actions, play, stamp, co
     return check
 
 
-def sample_positions(options: ConquerOptions, fill: float, count: int, seed: int = 0) -> tuple[Any, ...]:
-    """Return (dots, owner, scalars, actions) of ``count`` random-game positions at ``fill`` of the points filled."""
-    rng = np.random.default_rng(seed)
+def sample_positions(
+    options: ConquerOptions, fill: float, count: int, seed: int = 0, per_game: int = 20
+) -> tuple[Any, ...]:
+    """Return (dots, owner, scalars, actions) of ``count`` random-game positions once ``fill`` of the points are taken.
+
+    Each game gives up to ``per_game`` consecutive positions from the moment it reaches the fill level.
+    """
+    rng = random.Random(seed)
     n = options.num_points
     rows: list[tuple[Any, ...]] = []
     while len(rows) < count:
         game = ConquerGame.new(options)
-        while (
-            not game.over and (np.count_nonzero(game.dots) + np.count_nonzero(game.owner & (game.dots == 0))) < fill * n
-        ):
-            game.play(int(rng.choice(game.legal_points())))
-        if not game.over:
-            rows.append(
-                (game.dots.copy(), game.owner.copy(), game.scalars.copy(), int(rng.choice(game.legal_points())))
-            )
+        taken = 0
+        while not game.over and len(rows) < count and taken < per_game:
+            points = game.legal_points()
+            action = int(points[rng.randrange(len(points))])
+            if n - len(points) >= fill * n:
+                rows.append((game.dots.copy(), game.owner.copy(), game.scalars.copy(), action))
+                taken += 1
+            game.play(action)
     return tuple(np.stack([r[k] for r in rows]) for k in range(3)) + (np.array([r[3] for r in rows], np.int64),)
 
 
