@@ -189,3 +189,6 @@ def _load_builtin() -> None:
         from play.games.domain_wheel import DomainWheelAdapter
 
         register(DomainWheelAdapter())
+        from play.games.alveole import AlveoleAdapter
+
+        register(AlveoleAdapter())

@@ -3,6 +3,7 @@
 //   #room=ID&seat=S&token=T   play seat S of a room (invite link; reconnecting resumes the seat)
 //   #room=ID                  watch a room read-only (spectator link)
 //   #tutorial / #tutorial=paso_05   #replays   #replay=SOURCE/PATH   anything else: the menu
+//   #alveole                  Alveole's menu (a room of another game is shown by that game's screen)
 
 import { initI18n, t, translate } from "./i18n.js";
 import * as api from "./api.js";
@@ -11,6 +12,7 @@ import { GameScreen } from "./ui/game.js";
 import { TutorialScreen } from "./ui/tutorial.js";
 import { ReplayScreen } from "./ui/replay.js";
 import { el } from "./ui/hud.js";
+import { AlveoleMenuScreen, AlveoleScreen } from "./ui/alveole.js";
 
 const app = document.getElementById("app");
 let screen = null;
@@ -31,7 +33,7 @@ const goMenu = () => goHash("");
 function hashParams() {
   const h = location.hash.replace(/^#/, "");
   const p = new URLSearchParams(h);
-  if (h === "tutorial" || h === "replays") p.set(h, "");
+  if (h === "tutorial" || h === "replays" || h === "alveole") p.set(h, "");
   return p;
 }
 
@@ -59,6 +61,12 @@ async function showGame(roomId, token, seat) {
   const saved = JSON.parse(sessionStorage.getItem(`dw.room.${roomId}`) || "null");
   const invites = saved ? () => invitePanel(saved) : null;
   app.replaceChildren();
+  if (conn.room?.game === "alveole") {
+    screen = new AlveoleScreen(app, { layout: conn.layout, players: conn.players, seat: conn.seat, conn,
+      speed: conn.speed, onExit: () => goHash("#alveole") });
+    if (conn.view) screen.update(conn.view);
+    return;
+  }
   screen = new GameScreen(app, {
     layout: conn.layout,
     players: conn.players,
@@ -84,6 +92,10 @@ async function route() {
     screen = new TutorialScreen(app, { onExit: goMenu, start: q.get("tutorial") || null });
     return screen.show();
   }
+  if (q.has("alveole")) {
+    screen = new AlveoleMenuScreen(app, { onPlay: startRoom, onExit: goMenu });
+    return screen.show();
+  }
   if (q.has("replays") || q.has("replay")) {
     screen = new ReplayScreen(app, { onExit: goMenu, record: q.get("replay") || null });
     return screen.show();
@@ -92,6 +104,7 @@ async function route() {
     onPlay: startRoom,
     onTutorial: () => goHash("#tutorial"),
     onReplays: () => goHash("#replays"),
+    onAlveole: () => goHash("#alveole"),
   });
   return screen.show();
 }
