@@ -123,6 +123,19 @@ class RunConfig(_Section):
     #: total_env_steps, so ``--resume`` later continues exactly (for runs split over sessions)
     stop_after_updates: int = _int(0, 0)
     progress: bool = True
+    #: rollouts on Ray (training/rollout_actors.py, docs/SCALING.md): 0 collects them here; 1 on a Ray actor
+    #: (the same results; the update stays here, on this machine's GPU when present)
+    rollout_workers: int = _int(0, 0, 1)
+    #: the Ray cluster of the rollout actors: auto, HOST:PORT or local (None: a fresh one on this machine)
+    cluster: str | None = None
+
+    @field_validator("cluster")
+    @classmethod
+    def _cluster_address(cls, value: str | None) -> str | None:
+        """Refuse a malformed cluster address here, before anything starts (training/cluster.py)."""
+        from training.cluster import parse_address
+
+        return None if value is None else str(parse_address(value))
 
     @field_validator("amp", mode="before")
     @classmethod

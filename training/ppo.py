@@ -42,7 +42,7 @@ from torch import nn
 from dw_env.envs.observation import GF_K, LF_HOLD, LF_POINTS, ObservationLayout, describe_observation
 from policies import checkpoint
 from policies.network import chunk_rows, evaluate_actions, policy_step
-from training import run_folder
+from training import rollout_actors, run_folder
 from training.config import TrainConfig, to_yaml
 from training.evaluate import evaluate, format_results
 from training.game_setup import is_domain_wheel, make_env, num_players, scripted_seats
@@ -532,6 +532,10 @@ def _train(
 
     # 1. setup
     s = start_session(config, resume, run_dir, overwrite)
+    remote = None  # rollouts on a Ray actor (training/rollout_actors.py); the update stays here
+    if config.run.rollout_workers:
+        parts = rollout_actors.Parts(Table, Rollout, Frozen, collect_rollout, make_network)
+        remote = rollout_actors.RemoteRollouts(config, parts)
     total = config.run.total_env_steps
     bar = tqdm(
         total=total,
@@ -548,7 +552,10 @@ def _train(
             group["lr"] = lr
         # 2. rollout
         s.net.eval()
-        got = collect_rollout(s.table, s.rollout, s.net, s.frozen, config.env.num_steps, s.ctx)
+        if remote is None:
+            got = collect_rollout(s.table, s.rollout, s.net, s.frozen, config.env.num_steps, s.ctx)
+        else:
+            got = remote.collect(s)
         rollout_seconds = time.perf_counter() - started
         # 3-4. advantages and update
         s.net.train()
@@ -561,6 +568,8 @@ def _train(
         bar.set_postfix_str(" ".join(f"{k[:4]}={r:.0%}" for k, (r, _) in sorted(rates.items()) if "-" not in k))
         bar.update(got["steps"])
     bar.close()
+    if remote is not None:
+        remote.close()
     s.save()
     save_checkpoint(s.run_dir / "policy.pt", s.net, config, s.counters, None)
     stop.abort_on_signal()  # checkpoint and policy are written: Ctrl-C in the evaluation just ends it
