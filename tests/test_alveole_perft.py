@@ -192,3 +192,30 @@ def test_differential_random_games(seed: int) -> None:
         assert ref_board(game) == (board, player)
     else:
         assert game.truncated and game.ply == 400
+
+
+GOLDEN_FINAL = """\
+ r=-4           .   .   O   .   .
+ r=-3         O   .   .   .   .   .
+ r=-2       O   O   .   .   .   .   .
+ r=-1     .   .   .   .   .   .   .   .
+ r= 0   .   .   .   O   .   .   .   .   .
+ r= 1     .   .   .   .   .   .   .   .
+ r= 2       .   .   X   .   .   O   .
+ r= 3         .   .   X   .   .   .
+ r= 4           .   X   .   .   ."""
+
+
+def test_golden_seeded_transcript() -> None:
+    """A seeded random game (random.Random(7) over the sorted legal actions) ends exactly as recorded."""
+    from alveole_env.render_text import diagram
+
+    game = AlveoleGame.new()
+    rng = random.Random(7)
+    actions = []
+    while not game.over:
+        actions.append(rng.choice(game.legal_actions()))
+        game.play(actions[-1])
+    assert actions[:12] == [214, 126, 332, 29, 36, 230, 200, 455, 24, 331, 154, 23]
+    assert (game.ply, game.end_reason, game.winners) == (135, "mover_connected", [0])
+    assert diagram(game) == GOLDEN_FINAL
