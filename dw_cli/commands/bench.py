@@ -18,6 +18,15 @@ BENCHMARKS: dict[str, str] = {
 }
 
 
+#: (benchmark, game) -> module for the games other than Domain Wheel (``dw bench engine --game alveole``)
+GAME_BENCHMARKS: dict[tuple[str, str], str] = {
+    ("engine", "alveole"): "dw_cli.bench.alveole",
+    ("engine", "conquer"): "dw_cli.bench.conquer",
+}
+#: the games ``--game`` accepts (Domain Wheel is the default of every benchmark)
+GAMES = ("domain_wheel", "alveole", "conquer")
+
+
 #: the time one benchmark configuration may be measured for (seconds): long enough for one measured
 #: call of every driver, short enough to end
 MIN_SECONDS, MAX_SECONDS = 0.1, 3600.0
@@ -42,10 +51,24 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("bench", help="speed benchmarks against references measured in the same run")
     p.add_argument("what", choices=sorted(BENCHMARKS), help="what to benchmark")
     p.add_argument("--seconds", type=str, default="5", help="time per measured configuration, 0.1..3600 (default 5)")
+    p.add_argument(
+        "--game",
+        choices=GAMES,
+        default="domain_wheel",
+        help="the game (default domain_wheel); alveole and conquer have the engine benchmark",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     seconds = check_seconds(args.seconds)  # before any import or warm-up: nan would never end a loop
-    importlib.import_module(BENCHMARKS[args.what]).run(seconds=seconds)
+    game = getattr(args, "game", "domain_wheel")
+    if game == "domain_wheel":
+        module = BENCHMARKS[args.what]
+    else:
+        module = GAME_BENCHMARKS.get((args.what, game), "")
+        if not module:
+            offered = ", ".join(sorted(w for w, g in GAME_BENCHMARKS if g == game))
+            raise ValueError(f"dw bench {args.what} is for domain_wheel; {game} has: {offered}")
+    importlib.import_module(module).run(seconds=seconds)
     return 0
