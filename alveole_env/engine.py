@@ -16,6 +16,7 @@ spec's player 1 and moves first (A2).
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 import numpy as np
@@ -25,7 +26,7 @@ from alveole_env import rules
 from alveole_env.encoding import NUM_ACTIONS, OBS_SIZE, action_of, decode_action, encode, encoder_tables
 from alveole_env.encoding import legal_actions as legal_action_ints
 from alveole_env.errors import IllegalActionError, brief
-from alveole_env.geometry import CELL_GRID, DIRECTION_NAMES, GRID_CELL, GRID_CELLS, RAYS, cell_name
+from alveole_env.geometry import CELL_GRID, DIRECTION_NAMES, GRID_CELL, GRID_CELLS, RAYS, cell_index, cell_name
 from alveole_env.options import AlveoleOptions
 from alveole_env.state import (
     COUNT0,
@@ -51,6 +52,7 @@ from alveole_env.state import (
 _TABLES = rules.tables()
 _ENCODER = encoder_tables()
 _CELL_GRID = CELL_GRID.copy()
+_MOVE_TEXT = re.compile(r"\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)\s*([>x])\s*\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)")
 
 
 class Move(NamedTuple):
@@ -221,11 +223,38 @@ class AlveoleGame:
 
     def action_between(self, src: int, dst: int) -> int:
         """Return the action moving the piece on ``src`` to ``dst``; IllegalActionError if no legal move does (A16)."""
+        if not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) and 0 <= c < 61 for c in (src, dst)):
+            raise IllegalActionError(f"cells must be integers in 0..60, got {brief(src)} and {brief(dst)}")
+        return self.move_between(int(src), int(dst)).action
+
+    def parse_move(self, text: str) -> Move:
+        """Return the legal move written ``(q,r)>(q,r)`` or, for a capture, ``(q,r)x(q,r)`` (spec 1.5).
+
+        IllegalActionError if the text is malformed, names no legal move, or marks a capture wrongly.
+        """
+        match = _MOVE_TEXT.fullmatch(text.strip()) if isinstance(text, str) else None
+        if match is None:
+            raise IllegalActionError(f"a move is written (q,r)>(q,r) or (q,r)x(q,r), got {brief(text)}")
+        q0, r0, sep, q1, r1 = match.groups()
+        try:
+            src, dst = cell_index(int(q0), int(r0)), cell_index(int(q1), int(r1))
+        except ValueError as error:
+            raise IllegalActionError(f"move {text.strip()!r}: {error}") from None
+        move = self.move_between(src, dst)
+        if move.capture != (sep == "x"):
+            raise IllegalActionError(
+                f"move {text.strip()!r} is written as {'a capture' if sep == 'x' else 'a plain move'}; "
+                f"it is {move.text()}"
+            )
+        return move
+
+    def move_between(self, src: int, dst: int) -> Move:
+        """Return the legal move from ``src`` to ``dst``; IllegalActionError listing the legal moves if none."""
         for m in self.legal_moves():
             if m.src == src and m.dst == dst:
-                return m.action
+                return m
         raise IllegalActionError(
-            f"no legal move from cell {brief(src)} to cell {brief(dst)}; legal moves: "
+            f"no legal move from {cell_name(src)} to {cell_name(dst)}; legal moves: "
             f"{', '.join(m.text() for m in self.legal_moves()) or 'none (the game is over)'}"
         )
 

@@ -294,3 +294,23 @@ def test_play_after_the_end_is_refused() -> None:
     play(game, (2, -1), (1, 0))
     with pytest.raises(IllegalActionError, match="game is over"):
         game.play(action_of(cell_index(0, 0), 3))
+
+
+# ---- spec 1.5: move text -----------------------------------------------------------------------
+
+
+def test_spec_1_5_move_text_round_trips_and_marks_captures() -> None:
+    game = position([(0, 0), *X_FILL], [(2, 0), *O_FILL])
+    for move in game.legal_moves():
+        assert game.parse_move(move.text()) == move
+    assert game.parse_move("(0,0)x(2,0)").capture
+    with pytest.raises(IllegalActionError, match="written as a plain move; it is \\(0,0\\)x\\(2,0\\)"):
+        game.parse_move("(0,0)>(2,0)")
+    with pytest.raises(IllegalActionError, match="no legal move from \\(0,0\\) to \\(1,0\\)"):
+        game.parse_move("(0,0)>(1,0)")
+    with pytest.raises(IllegalActionError, match="is written"):
+        game.parse_move("0,0 -> 2,0")
+    with pytest.raises(IllegalActionError, match="not a board cell"):
+        game.parse_move("(5,0)>(0,0)")
+    with pytest.raises(IllegalActionError, match="cells must be integers"):
+        game.action_between(-1, 3)
