@@ -192,3 +192,6 @@ def _load_builtin() -> None:
         from play.games.alveole import AlveoleAdapter
 
         register(AlveoleAdapter())
+        from play.games.conquer import ConquerAdapter
+
+        register(ConquerAdapter())

@@ -4,6 +4,7 @@
 //   #room=ID                  watch a room read-only (spectator link)
 //   #tutorial / #tutorial=paso_05   #replays   #replay=SOURCE/PATH   anything else: the menu
 //   #alveole                  Alveole's menu (a room of another game is shown by that game's screen)
+//   #conquer                  Conquer's menu
 
 import { initI18n, t, translate } from "./i18n.js";
 import * as api from "./api.js";
@@ -13,6 +14,7 @@ import { TutorialScreen } from "./ui/tutorial.js";
 import { ReplayScreen } from "./ui/replay.js";
 import { el } from "./ui/hud.js";
 import { AlveoleMenuScreen, AlveoleScreen } from "./ui/alveole.js";
+import { ConquerMenuScreen, ConquerScreen } from "./ui/conquer.js";
 
 const app = document.getElementById("app");
 let screen = null;
@@ -33,7 +35,7 @@ const goMenu = () => goHash("");
 function hashParams() {
   const h = location.hash.replace(/^#/, "");
   const p = new URLSearchParams(h);
-  if (h === "tutorial" || h === "replays" || h === "alveole") p.set(h, "");
+  if (h === "tutorial" || h === "replays" || h === "alveole" || h === "conquer") p.set(h, "");
   return p;
 }
 
@@ -61,6 +63,12 @@ async function showGame(roomId, token, seat) {
   const saved = JSON.parse(sessionStorage.getItem(`dw.room.${roomId}`) || "null");
   const invites = saved ? () => invitePanel(saved) : null;
   app.replaceChildren();
+  if (conn.room?.game === "conquer") {
+    screen = new ConquerScreen(app, { layout: conn.layout, players: conn.players, seat: conn.seat, conn,
+      speed: conn.speed, onExit: () => goHash("#conquer") });
+    if (conn.view) screen.update(conn.view);
+    return;
+  }
   if (conn.room?.game === "alveole") {
     screen = new AlveoleScreen(app, { layout: conn.layout, players: conn.players, seat: conn.seat, conn,
       speed: conn.speed, onExit: () => goHash("#alveole") });
@@ -92,6 +100,10 @@ async function route() {
     screen = new TutorialScreen(app, { onExit: goMenu, start: q.get("tutorial") || null });
     return screen.show();
   }
+  if (q.has("conquer")) {
+    screen = new ConquerMenuScreen(app, { onPlay: startRoom, onExit: goMenu });
+    return screen.show();
+  }
   if (q.has("alveole")) {
     screen = new AlveoleMenuScreen(app, { onPlay: startRoom, onExit: goMenu });
     return screen.show();
@@ -105,6 +117,7 @@ async function route() {
     onTutorial: () => goHash("#tutorial"),
     onReplays: () => goHash("#replays"),
     onAlveole: () => goHash("#alveole"),
+    onConquer: () => goHash("#conquer"),
   });
   return screen.show();
 }

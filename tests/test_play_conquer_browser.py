@@ -1,0 +1,107 @@
+"""The Conquer board in the browser (play/static/js/board/conquer.js, ui/conquer.js) against the real play server.
+
+A human seat (driven by the test, which picks the heuristic seat's move on the room's engine) plays a whole
+9 x 9 game against the server's random AI: the clickable points must be the engine's legal points, the pass
+button must pass (and the AI's placement declines the offer, rule R-9.2), captures must show as rings, shaded
+territory and dead dots, both methods' scores must be the engine's, and the end must show its reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs
+
+import numpy as np
+
+from conquer_env.engine import ConquerGame
+from policies.conquer import HeuristicSeat
+from tests.play_fixtures import TIMEOUT_MS, LiveServer, needs_chromium
+
+pytestmark = needs_chromium
+pytest_plugins = ["tests.play_fixtures"]
+
+GAME = "[data-testid=game-screen]"
+
+
+def wait_state(pg: Any, condition: str) -> None:
+    pg.wait_for_function(
+        f"(() => {{ const d = document.querySelector('{GAME}')?.dataset; return d && ({condition}); }})()",
+        timeout=TIMEOUT_MS,
+    )
+
+
+def xy(game: ConquerGame, action: int) -> str:
+    return f"{action % game.width},{action // game.width}"
+
+
+def test_conquer_menu_in_spanish_and_english(page: Any, live_server: LiveServer) -> None:
+    pg = page
+    pg.goto(live_server.url + "/")
+    pg.click("[data-testid=menu-conquer]")
+    pg.wait_for_selector("[data-testid=conquer-menu]")
+    assert "anillo" in pg.inner_text("[data-testid=conquer-rules]")
+    sizes = pg.eval_on_selector_all("[data-testid=conquer-size] option", "os => os.map(o => o.value)")
+    assert sizes == ["9x9", "15x15", "39x32"]
+    pg.click("[data-testid=lang-switch]")
+    pg.wait_for_function("document.documentElement.lang === 'en'")
+    pg.goto(live_server.url + "/#conquer")
+    pg.wait_for_selector("[data-testid=conquer-menu]")
+    assert "ring" in pg.inner_text("[data-testid=conquer-rules]")
+    pg.click("[data-testid=lang-switch]")  # leave the next tests in Spanish
+
+
+def test_a_human_plays_a_whole_9x9_game_against_the_ai(page: Any, live_server: LiveServer) -> None:
+    pg = page
+    pg.goto(live_server.url + "/#conquer")
+    pg.wait_for_selector("[data-testid=conquer-menu]")
+    pg.select_option("[data-testid=conquer-seat-kind-0]", "human")
+    pg.select_option("[data-testid=conquer-seat-kind-1]", "random")
+    pg.select_option("[data-testid=conquer-size]", "9x9")
+    pg.select_option("[data-testid=menu-ai-speed]", "instant")
+    pg.click("[data-testid=play]")
+    pg.wait_for_selector(f"{GAME}[data-ply]")
+    room = parse_qs(pg.url.split("#", 1)[1])["room"][0]
+    game: ConquerGame = live_server.rooms[room].session.game
+    assert (game.width, game.height) == (9, 9)
+    assert "Tu turno" in pg.inner_text("[data-testid=turn-banner]")
+    chooser = HeuristicSeat(seed=0)
+    passed = False
+    for _ in range(120):
+        wait_state(pg, "d.over === 'true' || d.turn === '0'")
+        if pg.get_attribute(GAME, "data-over") == "true":
+            break
+        ply = int(pg.get_attribute(GAME, "data-ply"))
+        shown = set(pg.eval_on_selector_all("[data-testid=legal-point]", "ps => ps.map(p => p.dataset.xy)"))
+        assert shown == {xy(game, int(p)) for p in game.legal_points()}
+        for p in (0, 1):
+            assert pg.get_attribute(f"[data-testid=score-dots-{p}]", "data-value") == str(game.dots_scores()[p])
+            assert pg.get_attribute(f"[data-testid=score-territory-{p}]", "data-value") == str(
+                game.territory_scores()[p]
+            )
+        assert pg.locator("[data-testid=territory]").count() == int(np.count_nonzero(game.owner))
+        assert pg.locator("[data-testid=dead-dot]").count() == int(game.dead_mask(0).sum() + game.dead_mask(1).sum())
+        if not passed and ply >= 6:  # a pass is an offer to stop; the random AI's placement declines it
+            passed = True
+            pg.click("[data-testid=pass]")
+            wait_state(pg, f"Number(d.ply) >= {ply + 2} || d.over === 'true'")
+            assert not game.over and game.passes == 0
+            continue
+        action = chooser.act(game.copy(), 0)
+        if action == game.pass_action:
+            pg.click("[data-testid=pass]")
+        else:
+            pg.click(f"[data-testid=legal-point][data-xy='{xy(game, action)}']")
+        wait_state(pg, f"Number(d.ply) > {ply} && (d.over === 'true' || d.turn === '0')")
+    assert game.over, "the game did not end within 120 human moves"
+    wait_state(pg, "d.over === 'true'")
+    reason = pg.inner_text("[data-testid=game-over-reason]")
+    assert {"board_full": "lleno", "two_passes": "pasado"}[game.end_reason] in reason
+    if game.winners:
+        assert ["Rojo", "Azul"][game.winners[0]] in reason
+    assert game.dots_scores()[0] > game.dots_scores()[1], "the heuristic's captures should lead on dots"
+    view = live_server.rooms[room].session.view()
+    assert pg.locator("[data-testid=ring-link]").count() == len(view["rings"]) > 0
+    assert pg.locator("[data-testid=legal-point]").count() == 0  # nothing is clickable after the end
+    record = live_server.rooms[room].session.record()
+    assert record["format"] == "conquer-record-v1" and record["result"]["winners"] == game.winners
+    assert pg.locator("[data-testid=log-entry].capture").count() >= 1
