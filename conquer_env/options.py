@@ -19,6 +19,17 @@ SCORING_METHODS: tuple[str, ...] = ("dots", "territory")
 STARTS: tuple[str, ...] = ("empty", "cross")
 
 
+def parse_size(value: Any) -> tuple[int, int]:
+    """Return (width, height) of a size: a preset name or ``"WxH"``; ValueError naming what is allowed."""
+    if isinstance(value, str) and value in PRESETS:
+        return PRESETS[value]
+    if isinstance(value, str):
+        width, sep, height = value.lower().partition("x")
+        if sep and width.isdigit() and height.isdigit():
+            return int(width), int(height)
+    raise ValueError(f"option size must be a preset ({', '.join(PRESETS)}) or 'WxH' such as '9x9', got {brief(value)}")
+
+
 @dataclass(frozen=True)
 class ConquerOptions:
     """Options of one game; the defaults are the 15 x 15 board, dots scoring, an empty start.
@@ -83,14 +94,23 @@ class ConquerOptions:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ConquerOptions:
-        """Build options from a mapping (missing keys take defaults); ValueError naming an unknown key."""
+        """Build options from a mapping (missing keys take defaults); ValueError naming an unknown key.
+
+        ``size`` is accepted as a shorthand for width and height: a preset name (``"small"``) or ``"WxH"``
+        (``"9x9"``, ``"39x32"``); it cannot be combined with ``width`` or ``height``.
+        """
         if not isinstance(data, Mapping):
             raise ValueError(f"options must be a mapping, got {type(data).__name__}")
         allowed = [f.name for f in dataclasses.fields(cls)]
         for key in data:
-            if key not in allowed:
-                raise ValueError(f"unknown option {brief(key)}; allowed: {', '.join(allowed)}")
-        return cls(**dict(data))
+            if key not in allowed and key != "size":
+                raise ValueError(f"unknown option {brief(key)}; allowed: {', '.join(allowed)}, size")
+        values = dict(data)
+        if "size" in values:
+            if "width" in values or "height" in values:
+                raise ValueError("option size replaces width and height: give size or width/height, not both")
+            values["width"], values["height"] = parse_size(values.pop("size"))
+        return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the options as a plain JSON-ready mapping."""

@@ -89,8 +89,9 @@ def test_raw_env_refuses_illegal_actions_naming_them() -> None:
 
 
 def test_env_arguments_are_validated() -> None:
-    with pytest.raises(ValueError, match="unknown option 'size'"):
-        conquer_v0.raw_env(size=9)
+    with pytest.raises(ValueError, match="unknown option 'colour'"):
+        conquer_v0.raw_env(colour="red")
+    assert conquer_v0.raw_env(size="9x9").options == ConquerOptions.preset("small")
     with pytest.raises(ValueError, match="render_mode 'human' is not supported"):
         conquer_v0.raw_env(render_mode="human")
     with pytest.raises(ValueError, match="render_cell must be an integer in 8..128"):

@@ -52,7 +52,10 @@ def test_options_round_trip() -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"size": 9}, r"unknown option 'size'; allowed: width, height, scoring, start, max_plies"),
+        ({"colour": 9}, r"unknown option 'colour'; allowed: width, height, scoring, start, max_plies, size"),
+        ({"size": 9}, r"option size must be a preset \(small, default, classic\) or 'WxH' such as '9x9', got 9"),
+        ({"size": "9x9", "width": 9}, r"option size replaces width and height"),
+        ({"size": "70x9"}, r"option width=70 is out of range; allowed: 2..64"),
         ({"width": 1}, r"option width=1 is out of range; allowed: 2..64"),
         ({"height": 65}, r"option height=65 is out of range; allowed: 2..64"),
         ({"width": "9"}, r"option width must be an integer in 2..64, got '9'"),
@@ -66,6 +69,11 @@ def test_options_round_trip() -> None:
 def test_options_bad_values_name_the_key_and_what_is_allowed(data: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         ConquerOptions.from_dict(data)
+
+
+def test_options_size_shorthand() -> None:
+    assert ConquerOptions.from_dict({"size": "39x32"}) == ConquerOptions.preset("classic")
+    assert ConquerOptions.from_dict({"size": "small", "scoring": "territory"}).num_points == 81
 
 
 def test_options_unknown_preset() -> None:
