@@ -1,0 +1,193 @@
+"""A search seat for the two-player board games (Alveole, Conquer): PUCT tree search guided by a network.
+
+``search:PATH`` (a ``dw train`` checkpoint of the game, the same spec and options as Domain Wheel's search
+seat: ``playouts``, ``time``, ``c_puct``, ``greedy``, ``reuse_tree``; see :mod:`policies.search`) plays
+AlphaZero's search over real engine positions (copies of the game's engine object: the rules stay the
+engine's): each playout walks down by PUCT,
+``Q(child) + c_puct * prior(child) * sqrt(N(node)) / (1 + N(child))``, expands one position with the
+network's priors (softmax over the legal actions) and value, and backs the value up, negated at every
+change of the player to move (the games are zero-sum between two players). Finished games are valued by
+their result: +1 for the winner, -1 for the loser, 0 for a draw or a truncation (not a rule ending).
+Unvisited children take their parent's value (first-play urgency). The move played is the most visited one
+(or drawn by visit counts with ``greedy=0``); with ``reuse_tree`` the subtree of the position reached after
+the opponent's reply is kept for the next move.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dw_env.errors import brief
+from policies.base import Policy
+from policies.search import PREFIX, SearchParams, split_spec
+
+
+@dataclass
+class Node:
+    """A position: its legal actions with priors, per-action visits and value totals (for its player)."""
+
+    game: Any
+    player: int
+    key: bytes
+    value: float | None = None  # the network's estimate for ``player``, set on expansion
+    actions: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    priors: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    children: list[Node | None] = field(default_factory=list)
+    visits: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    totals: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+
+
+def position_key(game: Any) -> bytes:
+    """Return what identifies a position for tree reuse: the player to move's observation and mask, and the ply."""
+    obs, mask = game.observe()
+    return bytes(obs.tobytes() + mask.tobytes() + int(game.ply).to_bytes(4, "little"))
+
+
+def result_value(game: Any, player: int) -> float:
+    """Return a finished game's value for ``player``: +1 won, -1 lost, 0 a draw or a truncation."""
+    winners = list(game.winners)
+    if game.truncated or not winners or len(winners) > 1:
+        return 0.0
+    return 1.0 if winners[0] == player else -1.0
+
+
+class BoardSearchPolicy(Policy):
+    """Plays a board game's seat by PUCT search over the engine with a policy/value network."""
+
+    name = "search"
+    display_name = "Búsqueda"
+
+    def __init__(self, net: Any, params: SearchParams, seed: int | None = None, label: str = "search") -> None:
+        super().__init__(seed)
+        import torch
+
+        self.torch = torch
+        self.net = net.eval()
+        self.params = params
+        self.label = label
+        self._kept: Node | None = None  # the subtree below the move played last
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._kept = None
+
+    def evaluate(self, game: Any) -> tuple[NDArray[np.int64], NDArray[np.float64], float]:
+        """Return (legal actions, their priors, value for the player to move) from the network."""
+        obs, mask = game.observe()
+        with self.torch.inference_mode():
+            logits, value = self.net(self.torch.from_numpy(obs)[None])
+        legal = np.flatnonzero(mask).astype(np.int64)
+        z = logits[0].numpy().astype(np.float64)[legal]
+        p = np.exp(z - z.max()) if len(legal) else z
+        return legal, p / p.sum() if len(legal) else p, float(value[0])
+
+    def _node(self, game: Any) -> Node:
+        return Node(game, int(game.turn) if not game.over else -1, position_key(game))
+
+    def _expand(self, node: Node) -> float:
+        node.actions, node.priors, node.value = self.evaluate(node.game)
+        k = len(node.actions)
+        node.children = [None] * k
+        node.visits = np.zeros(k, dtype=np.int64)
+        node.totals = np.zeros(k)
+        return node.value
+
+    def _select(self, node: Node) -> int:
+        n = node.visits.sum()
+        fpu = node.value if node.value is not None else 0.0
+        q = np.where(node.visits > 0, node.totals / np.maximum(node.visits, 1), fpu)
+        u = self.params.c_puct * node.priors * math.sqrt(max(n, 1)) / (1 + node.visits)
+        return int(np.argmax(q + u))
+
+    def _playout(self, root: Node) -> None:
+        path: list[tuple[Node, int]] = []
+        node = root
+        while True:
+            if node.value is None:
+                value = self._expand(node)  # for node.player
+                break
+            if len(node.actions) == 0:
+                value = 0.0
+                break
+            i = self._select(node)
+            path.append((node, i))
+            child = node.children[i]
+            if child is None:
+                game = node.game.copy()
+                game.play(int(node.actions[i]))
+                child = node.children[i] = self._node(game)
+            if child.game.over:
+                # the exact result, for the player who chose this action
+                value = result_value(child.game, node.player)
+                for parent, j in reversed(path):
+                    v = value if parent.player == node.player else -value
+                    parent.visits[j] += 1
+                    parent.totals[j] += v
+                return
+            node = child
+        for parent, j in reversed(path):
+            v = value if parent.player == node.player else -value
+            parent.visits[j] += 1
+            parent.totals[j] += v
+
+    def _root(self, game: Any) -> Node:
+        key = position_key(game)
+        kept = self._kept
+        if self.params.reuse_tree and kept is not None:
+            if kept.key == key:
+                return kept
+            for child in kept.children:
+                if child is not None and child.key == key:
+                    return child
+        return self._node(game.copy())
+
+    def act(self, game: Any, seat: int) -> int:  # type: ignore[override]
+        if game.over or game.turn != seat:
+            raise ValueError(f"{self.label}: asked to move for seat {seat}, but it is not that seat's turn")
+        root = self._root(game)
+        if root.value is None:
+            self._expand(root)
+        if len(root.actions) == 0:
+            raise ValueError(f"{self.label}: no legal action to choose from")
+        deadline = time.monotonic() + self.params.time if self.params.time else math.inf
+        for _ in range(self.params.playouts):
+            self._playout(root)
+            if time.monotonic() >= deadline:
+                break
+        if self.params.greedy:
+            i = int(np.argmax(root.visits + root.priors * 1e-6))  # ties: the network's preference
+        else:
+            p = root.visits / root.visits.sum()
+            i = int(self.rng.choice(len(p), p=p))
+        self._kept = root.children[i] if self.params.reuse_tree else None
+        return int(root.actions[i])
+
+    def __repr__(self) -> str:
+        return f"BoardSearchPolicy({self.label!r}, playouts={self.params.playouts})"
+
+
+def check_spec(spec: str, game: Any) -> None:
+    """Raise ValueError/FileNotFoundError unless ``spec`` is a well-formed search seat on a checkpoint file."""
+    path, _ = split_spec(spec)
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"{brief(spec)}: no such network file: {brief(path)}")
+    if p.suffix.lower() != ".pt":
+        raise ValueError(f"{brief(spec)}: a search seat runs a dw train checkpoint (.pt), got {brief(p.name)}")
+
+
+def load(spec: str, game: Any, seed: int | None = None) -> BoardSearchPolicy:
+    """Return the search seat of ``search:PATH[?...]`` on a ``dw train`` checkpoint of ``game``."""
+    from policies.board_network_policy import load as load_network
+
+    check_spec(spec, game)
+    path, params = split_spec(spec)
+    network = load_network(path, game, seed=seed)
+    return BoardSearchPolicy(network.net, params, seed=seed, label=f"{PREFIX}{Path(path).name}")
