@@ -354,3 +354,16 @@ def test_rollout_workers_config_is_strict() -> None:
         from_dict({"run": {"rollout_workers": 2}})
     with pytest.raises(ConfigError, match="cluster"):
         from_dict({"run": {"rollout_workers": 1, "cluster": "ray://head:10001"}})
+
+
+def test_bench_cluster_measures_the_per_task_overhead_and_refuses_bad_times(
+    loopback: cluster.LoopbackCluster,
+) -> None:
+    from dw_cli.bench import cluster as bench
+
+    with pytest.raises(ValueError, match="seconds"):
+        bench.run(float("nan"))
+    over = bench._overhead(5)
+    assert over["pipelined_ms"] > 0 and 0 < over["round_trip_ms"] < 5_000
+    config = bench.train_config(10.0, "/tmp", loopback.address)
+    assert config.run.rollout_workers == 1 and config.run.cluster == loopback.address

@@ -15,6 +15,7 @@ BENCHMARKS: dict[str, str] = {
     "train": "dw_cli.bench.train",
     "play": "dw_cli.bench.play",
     "export": "dw_cli.bench.export",
+    "cluster": "dw_cli.bench.cluster",
 }
 
 
