@@ -7,6 +7,7 @@ be the engine's, captures show in the log, and the end shows the reason and high
 
 from __future__ import annotations
 
+import time
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -116,3 +117,34 @@ def test_a_human_plays_a_whole_game_against_the_ai(page: Any, live_server: LiveS
     if captures:
         assert pg.locator("[data-testid=log-entry].capture").count() >= 1
     assert pg.locator("[data-testid=movable-piece]").count() == 0  # nothing is clickable after the end
+
+
+def test_a_finished_game_replays_in_the_replay_viewer(page: Any, live_server: LiveServer) -> None:
+    pg = page
+    seats = [{"type": "ai", "strategy": "random"}] * 2
+    body = {"game": "alveole", "options": {"max_plies": 30}, "seats": seats, "ai_speed": "instant"}
+    answer = httpx.post(live_server.url + "/api/rooms", json=body, headers={"origin": live_server.url}, timeout=30)
+    assert answer.status_code == 201, answer.text
+    room = live_server.rooms[answer.json()["room"]]
+    pg.goto(live_server.url + answer.json()["spectate"])  # the AIs play while someone watches
+    wait_state(pg, "d.over === 'true'")
+    assert pg.locator("[data-testid=movable-piece]").count() == 0  # a spectator moves nothing
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while not room.record_id and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert room.record_id, "the AI game was not saved in time"
+    game = room.session.game
+    pg.goto(live_server.url + "/#replays")
+    pg.click(f"[data-testid=replay-item][data-id='{room.record_id}']")
+    pg.wait_for_selector("[data-testid=replay][data-game=alveole][data-ply='0']")
+    assert pg.locator(".alv-piece").count() == 18
+    pg.keyboard.press("End")
+    pg.wait_for_selector(f"[data-testid=replay][data-ply='{game.ply}']")
+    assert pg.locator(".alv-piece").count() == game.num_pieces(0) + game.num_pieces(1)
+    winning = set(pg.eval_on_selector_all("[data-testid=winning-piece]", "ps => ps.map(p => p.dataset.qr)"))
+    assert winning == ({qr(c) for c in game.groups(game.winners[0])[0]} if game.winners else set())
+    if game.truncated:
+        assert "sin ganador" in pg.inner_text("[data-testid=turn-banner]")
+    pg.keyboard.press("ArrowLeft")
+    pg.wait_for_selector(f"[data-testid=replay][data-ply='{game.ply - 1}']")
+    assert pg.locator("[data-testid=winning-piece]").count() == 0

@@ -54,6 +54,11 @@ export class ReplayScreen {
   /** Open a record the server lists: {id}. */
   async open(what) {
     this.replay = await api.openRecord(what.id);
+    if (this.replay.game === "alveole") { // another game's record: its own replay screen
+      const { AlveoleReplayScreen } = await import("./alveole.js");
+      this.delegate = new AlveoleReplayScreen(this.root, { onExit: this.onExit, replay: this.replay });
+      return this.delegate.show();
+    }
     let names = {};
     try {
       names = Object.fromEntries((await api.strategies()).map((s) => [s.id, s.display_name]));
@@ -73,6 +78,7 @@ export class ReplayScreen {
   }
 
   destroy() {
+    this.delegate?.destroy();
     document.removeEventListener("keydown", this._keys);
     this._unlang?.();
     this.view?.destroy();
