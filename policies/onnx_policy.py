@@ -121,7 +121,8 @@ class PackagePolicy(Policy):
         if target is None:
             raise PackageError(
                 f"{self.package.folder}: observation layout {self.package.observation_version!r} has no encoder "
-                f"here; this version encodes {', '.join(ENCODERS)}"
+                f"here; this version encodes {', '.join(ENCODERS)} (a package of game {self.package.game!r}: "
+                f"seat a board game's package in its own game, dw arena --game ID)"
             )
         module_name, _, cls = target.partition(":")
         self._game_module = importlib.import_module(module_name)

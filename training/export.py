@@ -79,22 +79,28 @@ class ExportRequest:
     workers: int = 1
     seed: int = 0
     progress: bool = True
+    grids: tuple[tuple[int, int], ...] = ()  # board games: extra (width, height) beyond the trained grid
 
 
 def load_network(path: Path) -> tuple[Any, dict[str, Any]]:
     """Return (HexPolicyNet in eval mode, checkpoint payload); CheckpointError if it is not a policy."""
     from policies import checkpoint
-    from policies.network import HexPolicyNet
 
     payload = checkpoint.load(path, game_id="domain_wheel")
+    return _hex_network(payload, path), payload
+
+
+def _hex_network(payload: dict[str, Any], path: Path) -> Any:
+    """Return the HexPolicyNet (eval mode) of a Domain Wheel checkpoint's payload; CheckpointError if not."""
+    from policies.network import HexPolicyNet
+
     try:
         options = GameOptions.from_dict(payload["options"])
         net = HexPolicyNet(build_geometry(options.land_radius, options.map_radius), **payload["network"])
         net.load_state_dict(payload["model"])
     except (TypeError, ValueError, RuntimeError, KeyError) as exc:
         raise CheckpointError(f"{path}: not a policy network this version can load ({exc})") from None
-    net.eval()
-    return net, payload
+    return net.eval()
 
 
 def plain_module(net: Any) -> Any:
@@ -209,13 +215,21 @@ def export_graph(
     net: Any, options: GameOptions, flavour: str, manifest: dict[str, Any]
 ) -> tuple[bytes, dict[str, Any]]:
     """Return (ONNX bytes, manifest graph entry without file/sha256) of the network on ``options``' map."""
-    import torch
-
     geometry = build_geometry(options.land_radius, options.map_radius)
     net.set_geometry(geometry)
     layout = describe_observation(options)
-    d, a = layout.size, layout.mask_size
-    accepts = two_phase.map_key(options)
+    return flavour_graph(net, layout.size, layout.mask_size, two_phase.map_key(options), flavour, manifest)
+
+
+def flavour_graph(
+    net: Any, d: int, a: int, accepts: dict[str, int], flavour: str, manifest: dict[str, Any]
+) -> tuple[bytes, dict[str, Any]]:
+    """Return (ONNX bytes, graph entry without file/sha256) of ``net`` (already set to one map or grid) in a flavour.
+
+    ``d`` and ``a`` are the observation's and the mask's sizes there, ``accepts`` the options the graph is for.
+    """
+    import torch
+
     metadata = metadata_for(manifest, accepts)
     if flavour == "plain":
         inputs, outputs, roles = plain_tensors(d, a)
@@ -270,11 +284,44 @@ def _observation_entry(trained: GameOptions) -> dict[str, Any]:
 
 def base_manifest(request: ExportRequest, payload: dict[str, Any], checkpoint_bytes: bytes) -> dict[str, Any]:
     """Return the manifest of a package before its graphs, strength and parity are filled in."""
+    trained = GameOptions.from_dict(payload["options"])
+    game = {
+        "name": two_phase.GAME,
+        "rules_version": two_phase.RULES_VERSION,
+        "trained_options": trained.to_dict(),
+        "accepts_options": (
+            "one graph per map (graphs[].accepts); any turns_to_conquer, fast_knights, king_may_be_alone "
+            "and max_rounds (they are observation features; the agent was trained on trained_options)"
+        ),
+    }
+    action = {
+        "version": two_phase.ACTION_VERSION,
+        "description": (
+            "Discrete(C + 2): 0..C-1 a cell in the acting player's rotated frame (phase 1 a piece, phase 2 its "
+            "destination), C pass, C + 1 end request; docs/OBSERVATION.md"
+        ),
+    }
+    trained_on = two_phase.map_text(two_phase.map_key(trained))
+    return package_manifest(
+        request, payload, checkpoint_bytes, two_phase.GAME, trained_on, game, _observation_entry(trained), action
+    )
+
+
+def package_manifest(
+    request: ExportRequest,
+    payload: dict[str, Any],
+    checkpoint_bytes: bytes,
+    title: str,
+    trained_on: str,
+    game: dict[str, Any],
+    observation: dict[str, Any],
+    action: dict[str, Any],
+) -> dict[str, Any]:
+    """Return a manifest with the game's ``game``, ``observation`` and ``action`` entries, before its graphs."""
     import onnx
     import onnxruntime
     import torch
 
-    trained = GameOptions.from_dict(payload["options"])
     name = request.name or request.checkpoint.stem
     counters = payload.get("counters") or {}
     return {
@@ -284,27 +331,13 @@ def base_manifest(request: ExportRequest, payload: dict[str, Any], checkpoint_by
         "display_names": _display_names(name, request.display_names),
         "description": request.description
         or (
-            f"A PPO self-play agent for {two_phase.GAME}, exported from {request.checkpoint.name} "
-            f"(trained on {two_phase.map_text(two_phase.map_key(trained))}). Greedy play by default."
+            f"A PPO self-play agent for {title}, exported from {request.checkpoint.name} "
+            f"(trained on {trained_on}). Greedy play by default."
         ),
         "flavour": request.flavour,
-        "game": {
-            "name": two_phase.GAME,
-            "rules_version": two_phase.RULES_VERSION,
-            "trained_options": trained.to_dict(),
-            "accepts_options": (
-                "one graph per map (graphs[].accepts); any turns_to_conquer, fast_knights, king_may_be_alone "
-                "and max_rounds (they are observation features; the agent was trained on trained_options)"
-            ),
-        },
-        "observation": _observation_entry(trained),
-        "action": {
-            "version": two_phase.ACTION_VERSION,
-            "description": (
-                "Discrete(C + 2): 0..C-1 a cell in the acting player's rotated frame (phase 1 a piece, phase 2 its "
-                "destination), C pass, C + 1 end request; docs/OBSERVATION.md"
-            ),
-        },
+        "game": game,
+        "observation": observation,
+        "action": action,
         "graphs": [],
         "exporter": {
             "tool": EXPORTER if request.flavour == "plain" else _mlagents_exporter(),
@@ -339,6 +372,162 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
+class HexTarget:
+    """What Domain Wheel's export differs in: HexPolicyNet, one graph per map (``--map``), its parity and arena."""
+
+    def __init__(self, request: ExportRequest, payload: dict[str, Any]) -> None:
+        if request.grids:
+            raise ValueError(
+                "--grid is for the board games (Alveole, Conquer); Domain Wheel's graphs are one per map: "
+                "give --map LAND_RADIUS,MAP_RADIUS"
+            )
+        self.request, self.payload = request, payload
+        self.net = _hex_network(payload, request.checkpoint)
+        self.trained = GameOptions.from_dict(payload["options"])
+        trained = self.trained
+        self.variants = [trained] + [
+            GameOptions(**{**trained.to_dict(), "land_radius": n, "map_radius": r})
+            for n, r in dict.fromkeys(request.maps)
+            if (n, r) != (trained.land_radius, trained.map_radius)
+        ]
+
+    def manifest(self, checkpoint_bytes: bytes) -> dict[str, Any]:
+        return base_manifest(self.request, self.payload, checkpoint_bytes)
+
+    def graph(self, options: GameOptions, manifest: dict[str, Any]) -> tuple[str, bytes, dict[str, Any]]:
+        data, entry = export_graph(self.net, options, self.request.flavour, manifest)
+        return graph_file(options, self.trained), data, entry
+
+    def parity(self, stage: Path) -> dict[str, Any]:
+        from training.export_parity import parity_report
+
+        r = self.request
+        return parity_report(self.net, self.trained, r.checkpoint, stage, r.parity, seed=r.seed)
+
+    def strength(self, stage: Path) -> dict[str, Any]:
+        r = self.request
+        return measure_strength(stage, self.trained, r.measure, r.workers, r.seed, r.progress)
+
+
+class BoardTarget:
+    """What a board game's export differs in (Alveole, Conquer): BoardPolicyNet, one graph per grid (``--grid``)."""
+
+    def __init__(self, request: ExportRequest, payload: dict[str, Any], game_id: str) -> None:
+        from policies import checkpoint, games
+
+        self.game: Any = games.get(game_id)
+        if request.maps:
+            raise ValueError(
+                f"--map is Domain Wheel's (land and map radius); this is a checkpoint of {self.game.title}, "
+                f"whose graphs are one per grid: give --grid WIDTHxHEIGHT"
+            )
+        self.request, self.payload = request, payload
+        self.net = checkpoint.build_network(payload, request.checkpoint).eval()
+        self.trained = checkpoint.saved_options(payload, request.checkpoint)
+        self.variants = [self.trained]
+        keys = [self.grid(self.trained)]
+        for width, height in request.grids:
+            options = grid_options(self.game, self.trained, width, height)
+            if self.grid(options) not in keys:
+                self.variants.append(options)
+                keys.append(self.grid(options))
+
+    def grid(self, options: Any) -> dict[str, int]:
+        from policies.board_onnx_policy import grid_key
+
+        return grid_key(self.game.planes(options))
+
+    def manifest(self, checkpoint_bytes: bytes) -> dict[str, Any]:
+        from policies.board_onnx_policy import grid_text
+
+        game, trained = self.game, self.trained
+        c, h, w = game.planes(trained)
+        enc = game.encoding
+        k, e = int(enc.ACTION_PLANES), int(enc.EXTRA_ACTIONS)
+        grids = "one grid" if "width" not in game.options_to_dict(trained) else "one graph per grid"
+        entry = {
+            "name": game.game_id,
+            "rules_version": game.rules_version(),
+            "trained_options": game.options_to_dict(trained),
+            "accepts_options": (
+                f"{grids} (graphs[].accepts: width, height); every other option plays with any graph "
+                "(the agent was trained on trained_options)"
+            ),
+        }
+        observation = {
+            "version": game.observation_version(),
+            "dtype": "int8",
+            "blocks": {
+                "doc": (
+                    f"{game.encoding_module}: C planes over the H x W grid, plane-major then row-major, in the "
+                    "acting player's frame (own pieces first, the opponent's second, 'on board' last); sizes of "
+                    "the trained grid"
+                ),
+                "planes": {"offset": 0, "shape": [c, h, w], "features": list(getattr(enc, "PLANE_NAMES", ()))},
+                "size": c * h * w,
+            },
+        }
+        action = {
+            "version": str(getattr(enc, "ACTION_VERSION", f"{game.game_id}-actions-v1")),
+            "description": (
+                f"Discrete(K*H*W + E), K={k} E={e} ({k * h * w + e} on the trained grid): a < K*H*W is plane "
+                "a // (H*W) at grid cell a % (H*W) (row-major), in the absolute frame (the board is never turned); "
+                f"the E extra actions follow ({game.encoding_module})"
+            ),
+        }
+        grid, described = grid_text(self.grid(trained)), game.describe_options(entry["trained_options"])
+        trained_on = described if described.startswith(grid) else f"the {grid} grid, {described}"
+        return package_manifest(
+            self.request, self.payload, checkpoint_bytes, game.title, trained_on, entry, observation, action
+        )
+
+    def graph(self, options: Any, manifest: dict[str, Any]) -> tuple[str, bytes, dict[str, Any]]:
+        from policies.board_onnx_policy import grid_text
+
+        c, h, w = self.game.planes(options)
+        self.net.set_grid(h, w)
+        key = self.grid(options)
+        data, entry = flavour_graph(self.net, c * h * w, self.net.num_actions, key, self.request.flavour, manifest)
+        file = MAIN_GRAPH if key == self.grid(self.trained) else f"model-{grid_text(key)}.onnx"
+        return file, data, entry
+
+    def parity(self, stage: Path) -> dict[str, Any]:
+        from training.export_parity import board_parity_report
+
+        r = self.request
+        return board_parity_report(self.net, self.game, self.variants, stage, r.parity, seed=r.seed)
+
+    def strength(self, stage: Path) -> dict[str, Any]:
+        r = self.request
+        return measure_strength(stage, self.trained, r.measure, r.workers, r.seed, r.progress, game=self.game)
+
+
+def grid_options(game: Any, trained: Any, width: int, height: int) -> Any:
+    """Return the trained options of a board game on a ``width x height`` grid; ValueError if it has no such grid."""
+    current = game.options_to_dict(trained)
+    c, h, w = game.planes(trained)
+    if (w, h) == (width, height):
+        return trained
+    if "width" not in current or "height" not in current:
+        raise ValueError(f"{game.title} is played on its one {w}x{h} grid; --grid {width}x{height} is not accepted")
+    try:
+        options = game.options_from_dict({**current, "width": width, "height": height})
+    except ValueError as exc:
+        raise ValueError(f"--grid {width}x{height}: not a {game.title} board with the trained options: {exc}") from None
+    return options
+
+
+def export_target(request: ExportRequest) -> HexTarget | BoardTarget:
+    """Return the game-specific part of an export: the checkpoint's game (read from the file) decides."""
+    from policies import checkpoint, games
+
+    payload = checkpoint.load(request.checkpoint)
+    game_id = checkpoint.game_of(payload, request.checkpoint)
+    if game_id == games.DEFAULT_GAME:
+        return HexTarget(request, payload)
+    return BoardTarget(request, payload, game_id)
+
+
 def export_package(request: ExportRequest) -> dict[str, Any]:
     """Write the strategy package asked for; return its manifest."""
     from tqdm import tqdm
@@ -347,40 +536,27 @@ def export_package(request: ExportRequest) -> dict[str, Any]:
         raise ValueError(f"flavour {request.flavour!r} is not one of {', '.join(FLAVOURS)}")
     if not request.checkpoint.is_file():
         raise FileNotFoundError(f"no such checkpoint: {request.checkpoint}")
-    net, payload = load_network(request.checkpoint)
-    trained = GameOptions.from_dict(payload["options"])
-    maps = [trained] + [
-        GameOptions(**{**trained.to_dict(), "land_radius": n, "map_radius": r})
-        for n, r in dict.fromkeys(request.maps)
-        if (n, r) != (trained.land_radius, trained.map_radius)
-    ]
-    manifest = base_manifest(request, payload, request.checkpoint.read_bytes())
+    target = export_target(request)
+    manifest = target.manifest(request.checkpoint.read_bytes())
 
     def fill(stage: Path) -> None:
-        steps = len(maps) + (1 if request.parity else 0) + (1 if request.measure else 0)
+        steps = len(target.variants) + (1 if request.parity else 0) + (1 if request.measure else 0)
         with tqdm(total=steps, desc="export", unit="step", disable=not request.progress) as bar:
-            for options in maps:
-                data, entry = export_graph(net, options, request.flavour, manifest)
-                file = graph_file(options, trained)
+            for options in target.variants:
+                file, data, entry = target.graph(options, manifest)
                 (stage / file).write_bytes(data)
                 manifest["graphs"].append({"file": file, "sha256": sha256_of(data), **entry})
                 bar.update()
             manifest["strength"] = card_strength(request.checkpoint)
             write_manifest(stage, manifest)
             if request.parity:
-                from training.export_parity import parity_report
-
                 bar.set_description("parity")
-                manifest["parity"] = parity_report(
-                    net, trained, request.checkpoint, stage, request.parity, seed=request.seed
-                )
+                manifest["parity"] = target.parity(stage)
                 bar.update()
                 write_manifest(stage, manifest)
             if request.measure:
                 bar.set_description("arena")
-                manifest["strength"] = measure_strength(
-                    stage, trained, request.measure, request.workers, request.seed, request.progress
-                )
+                manifest["strength"] = target.strength(stage)
                 bar.update()
                 write_manifest(stage, manifest)
 
@@ -392,24 +568,35 @@ def export_package(request: ExportRequest) -> dict[str, Any]:
 
 
 def measure_strength(
-    package: Path, options: GameOptions, games: int, workers: int, seed: int, progress: bool
+    package: Path, options: Any, games: int, workers: int, seed: int, progress: bool, game: Any = None
 ) -> dict[str, Any]:
-    """Return the package's arena results: one seat vs two copies of every scripted AI, every seating."""
-    from policies.registry import available
+    """Return the package's arena results: one seat vs copies of every scripted AI of ``game``, every seating.
+
+    ``game`` is a :mod:`policies.games` adapter (default: Domain Wheel, one seat vs two copies of each AI).
+    """
+    from policies import games as game_adapters
     from training.arena import play_all
     from training.arena_config import ArenaConfig
     from training.arena_stats import summarize
 
-    opponents = list(available())
+    adapter = game or game_adapters.get()
+    copies = adapter.num_players - 1
+    opponents = list(adapter.registered_seats())
     results = []
     spec = str(package)
     for opponent in opponents:
-        config = ArenaConfig(lineups=((spec, opponent, opponent),), games_per_lineup=games, seed=seed, options=options)
+        config = ArenaConfig(
+            lineups=((spec,) + (opponent,) * copies,),
+            games_per_lineup=games,
+            seed=seed,
+            options=options,
+            game=adapter.game_id,
+        )
         rows = play_all(config, workers=workers, progress=progress)
         entry = next(s for s in summarize(config, rows)["strategies"] if s["name"] == spec)
         results.append(
             {
-                "opponents": f"{opponent} (x2)",
+                "opponents": f"{opponent} (x{copies})",
                 "games": entry["n"],
                 "win_rate": round(entry["win_rate"], 4),
                 "ci95": [round(x, 4) for x in entry["ci95"]],
@@ -417,14 +604,15 @@ def measure_strength(
                 "truncated": sum(1 for r in rows if r["end_reason"] == "truncation"),
             }
         )
+    who = {1: "each AI", 2: "two copies of each AI"}.get(copies, f"{copies} copies of each AI")
     return {
         "source": "measured at export",
         "play": "greedy (the package's default)",
-        "mode": "one seat vs two copies of each AI, every seating, Wilson 95% intervals; a shared win counts 1/k",
+        "mode": f"one seat vs {who}, every seating, Wilson 95% intervals; a shared win counts 1/k",
         "games_per_lineup": games,
         "seed": seed,
-        "options": options.to_dict(),
-        "opening_plies": ArenaConfig(lineups=(("random",) * 3,)).opening_plies,
+        "options": adapter.options_to_dict(options),
+        "opening_plies": ArenaConfig(lineups=(("random",) * adapter.num_players,), game=adapter.game_id).opening_plies,
         "results": results,
     }
 
@@ -488,3 +676,14 @@ def parse_map(text: str) -> tuple[int, int]:
         raise ValueError(f"a map is LAND_RADIUS,MAP_RADIUS (e.g. 2,4), got {text!r}") from None
     GameOptions(land_radius=n, map_radius=r)  # validates the sizes
     return n, r
+
+
+def parse_grid(text: str) -> tuple[int, int]:
+    """Return (width, height) from ``"WxH"`` (``9x9``, ``15x11``); ValueError otherwise."""
+    try:
+        width, height = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"a grid is WIDTHxHEIGHT (e.g. 9x9), got {text!r}") from None
+    if width < 1 or height < 1:
+        raise ValueError(f"a grid is WIDTHxHEIGHT with sides >= 1, got {text!r}")
+    return width, height

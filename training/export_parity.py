@@ -6,6 +6,9 @@ piece, the phase-2 observation with that piece selected: both phases, as the sea
 :func:`compare` runs the checkpoint's network (torch) and the package's graph for the same map (onnxruntime)
 on them and reports whether the greedy actions agree and the largest absolute difference between the two
 logits on legal actions. ``dw export --parity N`` records the result in the manifest (``parity``).
+
+The board games (Alveole, Conquer) take their positions the same way from games of their own seats and the
+agent (:func:`collect_board_positions`), on every grid of the package (:func:`board_parity_report`).
 """
 
 from __future__ import annotations
@@ -73,8 +76,19 @@ def collect_positions(
     raise AssertionError("unreachable")
 
 
-def compare(net: Any, graph: Any, obs: NDArray[np.int8], masks: NDArray[np.int8], batch: int = 512) -> dict[str, Any]:
-    """Return {positions, agree, phase_2, max_abs_logit_diff} of torch ``net`` vs onnx ``graph`` (same map)."""
+def compare(
+    net: Any,
+    graph: Any,
+    obs: NDArray[np.int8],
+    masks: NDArray[np.int8],
+    batch: int = 512,
+    phase_feature: int | None = -9,
+) -> dict[str, Any]:
+    """Return {positions, agree, phase_2, max_abs_logit_diff} of torch ``net`` vs onnx ``graph`` (same map).
+
+    ``phase_feature`` is the observation index of Domain Wheel's phase feature (None: a game without phases,
+    and no ``phase_2`` count).
+    """
     import torch
 
     agree, worst = 0, 0.0
@@ -88,13 +102,10 @@ def compare(net: Any, graph: Any, obs: NDArray[np.int8], masks: NDArray[np.int8]
         agree += int((got == want).sum())
         if onnx_logits is not None:
             worst = max(worst, float(np.abs(np.where(legal, onnx_logits - logits, 0.0)).max()))
-    phase = obs[:, -9]  # the global block's "phase" feature (index 17 of 26)
-    return {
-        "positions": len(obs),
-        "phase_2": int(phase.sum()),
-        "agree": agree,
-        "max_abs_logit_diff": worst,
-    }
+    result: dict[str, Any] = {"positions": len(obs)}
+    if phase_feature is not None:
+        result["phase_2"] = int(obs[:, phase_feature].sum())  # the global block's "phase" (index 17 of 26)
+    return {**result, "agree": agree, "max_abs_logit_diff": worst}
 
 
 def parity_report(
@@ -123,4 +134,84 @@ def parity_report(
         "source": "arena-style games among the scripted AIs and the agent (sampling), both phases",
         "seed": seed,
         "maps": per_map,
+    }
+
+
+# ---------------------------------------------------------------- the board games
+
+#: line-ups of a board game's position games ("agent" is the network, sampling); each in both seatings
+BOARD_LINEUPS = (("agent", "random"), ("heuristic", "agent"), ("agent", "agent"), ("random", "heuristic"))
+
+
+def collect_board_positions(
+    net: Any, game: Any, options: Any, count: int, seed: int = 0
+) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
+    """Return (observations [N, D], masks [N, A]) of ``count`` decisions from seeded games of a board game.
+
+    ``game`` is the :class:`policies.games.board.BoardGrid` adapter, ``net`` its BoardPolicyNet (set here to the
+    grid of ``options``); the agent samples from its masked policy, the other seats are the game's own.
+    """
+    import torch
+
+    _, height, width = game.planes(options)
+    net.set_grid(height, width)
+    seats = game.seats()
+    obs: list[NDArray[np.int8]] = []
+    masks: list[NDArray[np.int8]] = []
+    for game_index in itertools.count():
+        base = BOARD_LINEUPS[(game_index // 2) % len(BOARD_LINEUPS)]
+        lineup = base if game_index % 2 == 0 else base[::-1]
+        rng = np.random.default_rng(seed * 1_000_003 + game_index)
+        players = [
+            None if spec == "agent" else seats[spec](seed=seed * 1_000_003 + 2 * game_index + s)
+            for s, spec in enumerate(lineup)
+        ]
+        state, kept = game.new_game(options), 0
+        while not state.over and kept < PER_GAME and len(obs) < count:
+            o, m = state.observe()
+            obs.append(np.array(o, np.int8))
+            masks.append(np.array(m, np.int8))
+            seat = players[state.turn]
+            if seat is None:
+                with torch.no_grad():
+                    logits = net(torch.from_numpy(obs[-1])[None])[0][0].numpy().astype(np.float64)
+                legal = np.flatnonzero(m)
+                p = np.exp(logits[legal] - logits[legal].max())
+                action = int(legal[int(rng.choice(len(legal), p=p / p.sum()))])
+            else:
+                action = int(seat.act(state, state.turn))
+            state.play(action)
+            kept += 1
+        if len(obs) >= count:
+            return np.stack(obs), np.stack(masks)
+    raise AssertionError("unreachable")
+
+
+def board_parity_report(
+    net: Any, game: Any, variants: list[Any], package: Path, count: int, seed: int = 0
+) -> dict[str, Any]:
+    """Return the parity of a board game's ``package`` with its network ``net`` on every grid of ``variants``.
+
+    ``variants`` are the options of each graph (the trained grid first); the ``count`` positions are spread
+    evenly over them.
+    """
+    from policies.board_onnx_policy import grid_key, grid_text
+    from policies.onnx_policy import OnnxGraph
+    from policies.package import read_package
+
+    pkg = read_package(package)
+    per_grid = []
+    share = -(-count // len(variants))
+    for options in variants:
+        key = grid_key(game.planes(options))
+        obs, masks = collect_board_positions(net, game, options, share, seed)
+        result = compare(net, OnnxGraph(pkg, pkg.graph_for(key)), obs, masks, phase_feature=None)
+        per_grid.append({"grid": grid_text(key), **result})
+    return {
+        "positions": sum(r["positions"] for r in per_grid),
+        "agree": sum(r["agree"] for r in per_grid),
+        "max_abs_logit_diff": max(r["max_abs_logit_diff"] for r in per_grid),
+        "source": f"games among {game.title}'s seats and the agent (sampling)",
+        "seed": seed,
+        "grids": per_grid,
     }

@@ -26,9 +26,10 @@ def register(subparsers: Any) -> None:
         "export",
         help="export a trained checkpoint as a strategy package (ONNX + strategy.json) that plays without torch",
         description=(
-            "Write a strategy package folder: model.onnx (the trained map), one more graph per --map, and "
-            "strategy.json (names, game and options, observation and action layouts, tensor names, provenance, "
-            "strength card, parity). The folder appears complete or not at all."
+            "Write a strategy package folder: model.onnx (the trained map or grid), one more graph per --map "
+            "(Domain Wheel) or --grid (Conquer), and strategy.json (names, game and options, observation and "
+            "action layouts, tensor names, provenance, strength card, parity). The game is the checkpoint's. "
+            "The folder appears complete or not at all."
         ),
     )
     p.add_argument("checkpoint", type=Path, help="a dw train checkpoint or policy file (.pt)")
@@ -56,6 +57,13 @@ def register(subparsers: Any) -> None:
         help="also accept this map (land radius, map radius); repeatable; the trained map is always included",
     )
     p.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="WxH",
+        help="board games: also accept this grid (Conquer: a WxH board); repeatable; the trained grid is always in",
+    )
+    p.add_argument(
         "--measure",
         type=int_at_least(0),
         default=0,
@@ -76,7 +84,7 @@ def register(subparsers: Any) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from training.export import ExportRequest, export_package, parse_map
+    from training.export import ExportRequest, export_package, parse_grid, parse_map
 
     request = ExportRequest(
         checkpoint=args.checkpoint,
@@ -86,6 +94,7 @@ def run_command(args: argparse.Namespace) -> int:
         description=args.description,
         flavour=args.flavour,
         maps=tuple(parse_map(m) for m in args.map),
+        grids=tuple(parse_grid(g) for g in args.grid),
         measure=args.measure,
         parity=args.parity,
         workers=args.workers or os.cpu_count() or 1,

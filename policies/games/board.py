@@ -138,6 +138,16 @@ class BoardGrid(BoardGame):
             raise ValueError(f"a seat must be a strategy name or a policy file path, got {spec!r}")
         if self.is_registered(spec):
             return
+        if spec.startswith("search:"):  # tree search over a checkpoint (policies/board_search.py)
+            from policies.board_search import check_spec as check_search
+
+            check_search(spec, self)
+            return
+        if Path(spec).is_dir():  # an exported strategy package (dw export): no torch needed to play it
+            from policies.board_onnx_policy import check_package
+
+            check_package(spec, self)
+            return
         from policies.board_network_policy import check_spec
 
         check_spec(spec, self)
@@ -147,6 +157,14 @@ class BoardGrid(BoardGame):
         if spec in seats:
             return seats[spec](seed=seed)
         self.check_seat_spec(spec)
+        if spec.startswith("search:"):
+            from policies.board_search import load as load_search
+
+            return load_search(spec, self, seed)
+        if Path(spec).is_dir():
+            from policies.board_onnx_policy import load as load_package
+
+            return load_package(spec, self, seed)
         from policies.board_network_policy import load
 
         return load(spec, self, seed)
@@ -159,6 +177,10 @@ class BoardGrid(BoardGame):
 
     def observation_version(self) -> str:
         return str(self.encoding.OBSERVATION_VERSION)
+
+    def rules_version(self) -> str:
+        """Return the rules version strategy packages name (the encoding's RULES_VERSION, else ``<id>-rules-1``)."""
+        return str(getattr(self.encoding, "RULES_VERSION", f"{self.game_id}-rules-1"))
 
     def make_network(self, options: Any, size: Mapping[str, int]) -> Any:
         """Return a fresh :class:`policies.board_network.BoardPolicyNet` for these options and network size."""
