@@ -109,7 +109,7 @@ class AlveoleGame:
 
     @property
     def turn(self) -> int:
-        """Return the seat to move (0 or 1); after the end, the seat that would have moved."""
+        """Return the seat to move (0 or 1); once over: the mover after a connection, the stuck player after R-4.4."""
         return int(self.scalars[TURN])
 
     @property
@@ -333,11 +333,6 @@ class AlveoleGame:
     def __repr__(self) -> str:
         state = f"over={self.end_reason}" if self.over else f"turn={self.turn}"
         return f"AlveoleGame(ply={self.ply}, {state}, pieces={self.num_pieces(0)}/{self.num_pieces(1)})"
-
-    @property
-    def state_arrays(self) -> tuple[NDArray[np.int8], NDArray[np.int8], NDArray[np.int32]]:
-        """Return the live (board, lines, scalars) arrays (for the envs; do not edit them)."""
-        return self.board, self.lines, self.scalars
 
 
 def _seat(seat: int) -> int:
