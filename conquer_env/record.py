@@ -3,11 +3,12 @@
 Format (``format: "conquer-record-v1"``)::
 
     {"format": "conquer-record-v1", "options": {...}, "players": ["random", "heuristic"],
-     "actions": [40, 41, 81, ...], "result": {"end_reason": "two_passes", "winners": [0],
+     "start": null, "actions": [40, 41, 81, ...], "result": {"end_reason": "two_passes", "winners": [0],
      "scores": {"dots": [3, 1], "territory": [7, 2]}, "plies": 57}}
 
-Actions are the engine's ints (``y * W + x``, ``W * H`` = pass). ``result`` is null while the game
-runs. :func:`replay` rebuilds the game from the start, refusing the first illegal action by its index,
+Actions are the engine's ints (``y * W + x``, ``W * H`` = pass). ``start`` is null for a game from the
+starting position, else the JSON position it started from (``conquer_env.position``). ``result`` is null
+while the game runs. :func:`replay` rebuilds the game, refusing the first illegal action by its index,
 and checks the stored result against the replayed one.
 """
 
@@ -21,9 +22,10 @@ from typing import Any
 from conquer_env.engine import ConquerGame
 from conquer_env.errors import IllegalActionError, PositionError, brief
 from conquer_env.options import ConquerOptions
+from conquer_env.position import from_dict, to_dict
 
 FORMAT = "conquer-record-v1"
-_KEYS = ("format", "options", "players", "actions", "result")
+_KEYS = ("format", "options", "players", "start", "actions", "result")
 
 
 def result_of(game: ConquerGame) -> dict[str, Any] | None:
@@ -39,13 +41,18 @@ def result_of(game: ConquerGame) -> dict[str, Any] | None:
 
 
 def make_record(
-    options: ConquerOptions, players: Sequence[str], actions: Sequence[int], game: ConquerGame
+    options: ConquerOptions,
+    players: Sequence[str],
+    actions: Sequence[int],
+    game: ConquerGame,
+    start: ConquerGame | None = None,
 ) -> dict[str, Any]:
-    """Return the JSON-ready record of a game played from the start of ``options``."""
+    """Return the JSON-ready record of a game played from ``start`` (None: the start of ``options``) to ``game``."""
     return {
         "format": FORMAT,
         "options": options.to_dict(),
         "players": list(players),
+        "start": None if start is None else to_dict(start),
         "actions": [int(a) for a in actions],
         "result": result_of(game),
     }
@@ -72,7 +79,13 @@ def replay(data: Any, upto: int | None = None) -> ConquerGame:
         raise PositionError(f"record actions must be a list of integers, got {brief(actions)}")
     if upto is not None and not 0 <= upto <= len(actions):
         raise PositionError(f"upto={upto} is out of range; allowed: 0..{len(actions)}")
-    game = ConquerGame.new(options)
+    start = data.get("start")
+    if start is None:
+        game = ConquerGame.new(options)
+    else:
+        game = from_dict(start)
+        if game.options != options:
+            raise PositionError(f"record start position's options {game.options} differ from the record's {options}")
     for i, action in enumerate(actions[:upto]):
         try:
             game.play(action)

@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
+from conquer_env import position
 from conquer_env import record as rec
 from conquer_env.engine import ConquerGame
 from conquer_env.errors import IllegalActionError, PositionError
@@ -44,8 +45,9 @@ def parse_point(game: ConquerGame, value: Any, what: str) -> int:
 class ConquerSession(GameSession):
     """One game of Conquer: the engine, the actions played (the record) and the recent log."""
 
-    def __init__(self, game: ConquerGame, players: list[str]) -> None:
+    def __init__(self, game: ConquerGame, players: list[str], start: ConquerGame | None = None) -> None:
         self.game = game
+        self.start = start
         self.players = list(players)
         self.actions: list[int] = []
         self.log: deque[JSON] = deque(maxlen=LOG_LENGTH)
@@ -117,7 +119,7 @@ class ConquerSession(GameSession):
         return entry
 
     def record(self) -> JSON:
-        return rec.make_record(self.game.options, self.players, self.actions, self.game)
+        return rec.make_record(self.game.options, self.players, self.actions, self.game, self.start)
 
     def _check_turn(self, seat: int) -> None:
         if self.game.over:
@@ -128,9 +130,10 @@ class ConquerSession(GameSession):
 
 @dataclasses.dataclass
 class ReplayCursor:
-    """A record being replayed: its options, actions and players."""
+    """A record being replayed: its options, start position (None: the starting position), actions and players."""
 
     options: ConquerOptions
+    start: Mapping[str, Any] | None
     actions: list[int]
     players: list[str]
 
@@ -177,6 +180,19 @@ class ConquerAdapter(GameAdapter):
     def new_session(self, options: Any, players: list[str], make_policy: Any = None) -> ConquerSession:
         return ConquerSession(ConquerGame.new(options), players)
 
+    def parse_position(self, data: Any) -> tuple[ConquerOptions, ConquerGame]:
+        """Return the options and game of a JSON position (conquer_env.position), validated by the engine."""
+        try:
+            game = position.from_dict(data)
+        except PositionError as exc:
+            raise InputError("bad_position", f"position: {exc}") from None
+        if game.over:
+            raise InputError("bad_position", f"position: the game in it is already over ({game.end_reason})")
+        return game.options, game
+
+    def session_at(self, options: Any, players: list[str], start: Any) -> ConquerSession:
+        return ConquerSession(start.copy(), players, start=start.copy())
+
     def layout(self, options: Any) -> JSON:
         return layout(options)
 
@@ -218,14 +234,16 @@ class ConquerAdapter(GameAdapter):
             game = rec.replay(data)
         except PositionError as exc:
             raise InputError("bad_record", str(exc)) from None
-        return ReplayCursor(game.options, [int(a) for a in data["actions"]], list(data["players"]))
+        start = data.get("start")
+        return ReplayCursor(game.options, start, [int(a) for a in data["actions"]], list(data["players"]))
 
     def replay_view(self, cursor: Any, ply: int) -> JSON:
         """Return the view after ``ply`` actions (a replay from the start: a whole game is a few ms)."""
         assert isinstance(cursor, ReplayCursor)
         if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= len(cursor.actions):
             raise InputError("bad_ply", f"ply must be an integer in 0..{len(cursor.actions)}, got {brief(ply)}")
-        session = ConquerSession(ConquerGame.new(cursor.options), cursor.players)
+        game = ConquerGame.new(cursor.options) if cursor.start is None else position.from_dict(cursor.start)
+        session = ConquerSession(game, cursor.players)
         for action in cursor.actions[:ply]:
             session.apply(action)
         out = session.view()
