@@ -21,7 +21,15 @@ Flavours (:data:`policies.package.FLAVOURS`):
 * ``ml-agents``: the tensors Unity ML-Agents' model loader expects (:mod:`training.export_mlagents`).
 
 Both action phases run through the same graph: the phase is an observation feature (``phase``, global
-block). The package is written to a temporary folder and renamed into place (:func:`policies.package.
+block).
+
+The board games (Alveole, Conquer: the checkpoint's payload names its game) export through the same code
+path; what differs is behind :class:`HexTarget` and :class:`BoardTarget`: the network
+(:class:`policies.board_network.BoardPolicyNet`), one graph per grid (``model.onnx`` the trained grid,
+``model-{W}x{H}.onnx`` each ``--grid``: the weights do not depend on the grid, ``set_grid`` changes the
+shapes), the manifest's game, observation and action entries, the parity positions and the arena.
+
+The package is written to a temporary folder and renamed into place (:func:`policies.package.
 stage_package`); with ``measure`` games the exported package is measured in the arena before the rename.
 See docs/EXPORT.md.
 """
@@ -596,7 +604,7 @@ def measure_strength(
         entry = next(s for s in summarize(config, rows)["strategies"] if s["name"] == spec)
         results.append(
             {
-                "opponents": f"{opponent} (x{copies})",
+                "opponents": f"{opponent} (x{copies})" if copies > 1 else opponent,
                 "games": entry["n"],
                 "win_rate": round(entry["win_rate"], 4),
                 "ci95": [round(x, 4) for x in entry["ci95"]],
