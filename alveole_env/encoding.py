@@ -46,6 +46,8 @@ NUM_ACTIONS: Final = ACTION_PLANES * GRID_CELLS + EXTRA_ACTIONS
 OBS_SIZE: Final = PLANES[0] * GRID_CELLS
 PLANE_NAMES: Final[tuple[str, ...]] = ("own", "opponent", "row_count", "diagonal_count", "column_count", "on_board")
 OBSERVATION_VERSION: Final = "alveole-obs-v1"
+#: the rules a trained strategy played under: bumped when a resolution changes (e.g. BGA's real start layout, A1)
+RULES_VERSION: Final = "alveole-rules-1"
 
 
 def action_of(cell: int, direction: int) -> int:

@@ -84,3 +84,25 @@ def test_seats_refuse_a_seat_not_to_move_and_bad_options() -> None:
             seat.act(game, 1)
     with pytest.raises(ValueError, match="depth must be 1 or 2"):
         HeuristicSeat(depth=3)
+
+
+def test_two_heuristic_seats_do_not_loop_to_the_ply_limit() -> None:
+    for seed in range(6):
+        game = _game([HeuristicSeat(seed=seed), HeuristicSeat(seed=seed + 50)])
+        assert not game.truncated and game.winners, f"seed {seed}: {game.end_reason} at ply {game.ply}"
+
+
+def test_heuristic_state_round_trips_and_reset_forgets() -> None:
+    seat = HeuristicSeat(seed=3)
+    game = AlveoleGame.new()
+    for _ in range(6):
+        game.play(seat.act(game, game.turn) if game.turn == 0 else game.legal_actions()[0])
+    state = seat.state_dict()
+    assert len(state["seen"]) == 3 and state["last_ply"] == 4
+    other = HeuristicSeat(seed=99)
+    other.load_state_dict(state)
+    assert other.seen == seat.seen and other.act(game.copy(), 0) == seat.act(game.copy(), 0)
+    with pytest.raises(ValueError, match="seen"):
+        other.load_state_dict({**state, "seen": [1]})
+    seat.reset()
+    assert seat.seen == set() and seat.last_ply == -1
