@@ -1,7 +1,8 @@
 """``dw export`` of the board games (Alveole, Conquer): packages per grid, parity, the torch-free seat, bad input.
 
 The checkpoints are made here: a small BoardPolicyNet with random weights (shaken, so that the policy has
-opinions) saved as a ``dw train`` checkpoint of its game; nothing is trained.
+opinions) saved by the trainer's checkpoint writer (``training.resume.save_checkpoint``) with a real training
+config of its game; nothing is trained, so the file's runtime stays a few seconds.
 """
 
 from __future__ import annotations
@@ -42,32 +43,20 @@ sys.meta_path.insert(0, NoTorch())
 """
 
 
-def _checkpoint(path: Path, game_id: str, options: dict[str, Any], seed: int) -> Path:
+def _checkpoint(path: Path, game: dict[str, Any], seed: int) -> Path:
+    """Write a ``dw train`` checkpoint (the trainer's own writer and config) of a fresh, shaken network."""
     import torch
 
-    from policies import checkpoint
+    from training.config import from_dict
+    from training.resume import save_checkpoint
 
-    game = games.get(game_id)
-    opts = game.options_from_dict(options)
+    config = from_dict({"game": game, "network": SIZE, "eval": {"final_games": 0}})
     torch.manual_seed(seed)
-    net = game.make_network(opts, SIZE)  # type: ignore[attr-defined]
+    net = games.get(config.game_id).make_network(config.options, SIZE)  # type: ignore[attr-defined]
     with torch.no_grad():
         for p in net.parameters():
             p.add_(0.3 * torch.randn_like(p))
-    checkpoint.save(
-        path,
-        {
-            "format": checkpoint.FORMAT,
-            "format_version": checkpoint.FORMAT_VERSION,
-            "observation_version": net.observation_version,
-            "game": game_id,
-            "options": opts.to_dict(),
-            "network": dict(net.hparams),
-            "model": {k: v.detach().clone() for k, v in net.state_dict().items()},
-            "config": {"game": {"name": game_id}},
-            "counters": {"env_steps": 4096, "updates": 2},
-        },
-    )
+    save_checkpoint(path, net, config, {"env_steps": 4096, "updates": 2}, None)
     return path
 
 
@@ -75,8 +64,8 @@ def _checkpoint(path: Path, game_id: str, options: dict[str, Any], seed: int) ->
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("board-export")
     paths = {
-        "conquer.pt": _checkpoint(root / "conquer-7.pt", "conquer", {"width": 7, "height": 7}, 1),
-        "alveole.pt": _checkpoint(root / "alveole-60.pt", "alveole", {"max_plies": 60}, 2),
+        "conquer.pt": _checkpoint(root / "conquer-7.pt", {"name": "conquer", "width": 7, "height": 7}, 1),
+        "alveole.pt": _checkpoint(root / "alveole-60.pt", {"name": "alveole", "max_plies": 60}, 2),
         "conquer": root / "exports" / "conquer",
         "alveole": root / "exports" / "alveole",
     }
