@@ -34,7 +34,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from alveole_env.geometry import CELL_GRID, GRID, GRID_CELL, GRID_CELLS, LINE_OF, NUM_CELLS, NUM_DIRECTIONS
-from alveole_env.rules import move_target
+from alveole_env.rules import list_moves, move_target
 
 #: observation planes (C, H, W)
 PLANES: Final = (6, GRID, GRID)
@@ -111,3 +111,10 @@ def legal_actions(G, cell_grid, board, lines, player, out):  # type: ignore[no-u
                 out[count] = d * 81 + cell_grid[c]
                 count += 1
     return count
+
+
+@njit(cache=True, nogil=True)
+def observation(G, E, board, lines, player, legal, moves, obs, mask):  # type: ignore[no-untyped-def]
+    """Write ``player``'s observation and, if ``legal``, the mask of its legal moves (else all 0); one call."""
+    count = list_moves(G, board, lines, player, moves) if legal else 0
+    encode(E, board, lines, player, moves, count, obs, mask)

@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from alveole_env import rules
-from alveole_env.encoding import NUM_ACTIONS, OBS_SIZE, action_of, decode_action, encode, encoder_tables
+from alveole_env.encoding import NUM_ACTIONS, OBS_SIZE, action_of, decode_action, encoder_tables, observation
 from alveole_env.encoding import legal_actions as legal_action_ints
 from alveole_env.errors import IllegalActionError, brief
 from alveole_env.geometry import CELL_GRID, DIRECTION_NAMES, GRID_CELL, GRID_CELLS, RAYS, cell_index, cell_name
@@ -306,10 +306,10 @@ class AlveoleGame:
 
         Once the game is over the mask is all 0 and the observation is the mover-to-be's.
         """
-        obs = np.zeros(OBS_SIZE, dtype=np.int8)
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        count = 0 if self.over else rules.list_moves(_TABLES, self.board, self.lines, self.turn, self._moves)
-        encode(_ENCODER, self.board, self.lines, self.turn, self._moves, count, obs, mask)
+        obs = np.empty(OBS_SIZE, dtype=np.int8)
+        mask = np.empty(NUM_ACTIONS, dtype=np.int8)
+        scalars = self.scalars
+        observation(_TABLES, _ENCODER, self.board, self.lines, scalars[TURN], not scalars[OVER], self._moves, obs, mask)
         return obs, mask
 
     def perft(self, depth: int) -> int:
