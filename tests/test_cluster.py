@@ -346,12 +346,32 @@ def test_training_on_a_rollout_actor_matches_the_local_trainer_and_resumes_exact
     _same_run(local, resumed)
 
 
+def test_training_on_two_rollout_actors_is_reproducible_and_resumes_exactly(
+    loopback: cluster.LoopbackCluster, tmp_path: Path
+) -> None:
+    on_ray = ("run.rollout_workers=2", f"run.cluster={loopback.address}")
+    straight = _train(tmp_path / "straight", "run.stop_after_updates=2", *on_ray)
+    assert straight["counters"]["env_steps"] == 2 * 16 * 24 and straight["counters"]["games"] > 0
+    _train(tmp_path / "split", "run.stop_after_updates=1", *on_ray)
+    _same_run(straight, _resume(tmp_path / "split", "run.stop_after_updates=2"))
+
+
+def test_slot_groups_share_network_and_scripted_slots_between_actors() -> None:
+    from training.rollout_actors import slot_groups
+
+    groups = slot_groups(10, 4, 3)
+    assert [g.tolist() for g in groups] == [[0, 1, 6, 7], [2, 3, 8], [4, 5, 9]]
+    assert sorted(x for g in groups for x in g.tolist()) == list(range(10))
+    with pytest.raises(ValueError, match=r"rollout_workers \(5\) must not exceed env.num_envs \(4\)"):
+        slot_groups(4, 1, 5)
+
+
 def test_rollout_workers_config_is_strict() -> None:
     from training.config import ConfigError, from_dict
 
     assert from_dict({"run": {"rollout_workers": 1, "cluster": " auto "}}).run.cluster == "auto"
     with pytest.raises(ConfigError, match="rollout_workers"):
-        from_dict({"run": {"rollout_workers": 2}})
+        from_dict({"run": {"rollout_workers": -1}})
     with pytest.raises(ConfigError, match="cluster"):
         from_dict({"run": {"rollout_workers": 1, "cluster": "ray://head:10001"}})
 

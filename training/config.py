@@ -123,9 +123,9 @@ class RunConfig(_Section):
     #: total_env_steps, so ``--resume`` later continues exactly (for runs split over sessions)
     stop_after_updates: int = _int(0, 0)
     progress: bool = True
-    #: rollouts on Ray (training/rollout_actors.py, docs/SCALING.md): 0 collects them here; 1 on a Ray actor
-    #: (the same results; the update stays here, on this machine's GPU when present)
-    rollout_workers: int = _int(0, 0, 1)
+    #: rollouts on Ray (training/rollout_actors.py, docs/SCALING.md): 0 collects them here; N on N Ray actors,
+    #: each with a share of the games (1: the local trainer's results); the update stays here (its GPU if any)
+    rollout_workers: int = _int(0, 0, 1024)
     #: the Ray cluster of the rollout actors: auto, HOST:PORT or local (None: a fresh one on this machine)
     cluster: str | None = None
 

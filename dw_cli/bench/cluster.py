@@ -5,11 +5,11 @@ one CPU each, no dashboard); cluster start-up and the workers' first import are 
 
 * **Arena games/s**: the same schedule (scripted line-ups on the small map) played here in this process
   ("0 workers", the reference), then as Ray tasks on 1 and on 2 worker CPUs (``dw arena --cluster``);
-  the local pool of 2 processes (``dw arena --workers 2``) is shown beside them.
+  the local pool of 2 processes (``dw arena --workers 2``) is shown beside them, and the local figure
+  again at the end (how much the machine drifted during the run).
 * **Training env steps/s**: PPO self-play on the small map (64 games x 32 steps, a small network) here,
-  then with ``run.rollout_workers: 1`` (rollouts on a Ray actor, the update here; each update ships the
-  weights and the training state both ways). The trainer runs at most one rollout actor, so there is no
-  figure for 2.
+  then with ``run.rollout_workers`` 1 and 2 (rollouts on Ray actors, each with a share of the games, the
+  update here; each update ships the weights and the training state both ways).
 * **Per-task overhead**: a task that returns its argument, one in flight at a time (the round trip of one
   task) and many in flight (what each task costs when they are pipelined).
 
@@ -50,11 +50,11 @@ def _games_per_s(config: ArenaConfig, **where: Any) -> float:
     return len(rows) / (time.perf_counter() - started)
 
 
-def train_config(seconds: float, out_dir: str, address: str | None) -> Any:
+def train_config(seconds: float, out_dir: str, address: str | None, actors: int = 1) -> Any:
     """Return the measured training config: the small map, 64 games x 32 steps, a small network.
 
     It trains until ``seconds`` have passed (at least :data:`TRAIN_UPDATES` updates when they fit in ten
-    times that), with rollouts on a Ray actor of the cluster at ``address`` when given.
+    times that), with rollouts on ``actors`` Ray actors of the cluster at ``address`` when given.
     """
     from training.config import TrainConfig, from_dict
 
@@ -74,15 +74,15 @@ def train_config(seconds: float, out_dir: str, address: str | None) -> Any:
     data["eval"]["final_games"] = 0
     data["imitation"]["teacher"] = "none"
     if address is not None:
-        data["run"].update(rollout_workers=1, cluster=address)
+        data["run"].update(rollout_workers=actors, cluster=address)
     return from_dict(data)
 
 
-def _train_steps_per_s(seconds: float, address: str | None) -> dict[str, float]:
+def _train_steps_per_s(seconds: float, address: str | None, actors: int = 1) -> dict[str, float]:
     from training.ppo import train
 
     with tempfile.TemporaryDirectory() as out:
-        result = train(train_config(seconds, out, address))
+        result = train(train_config(seconds, out, address, actors))
     history = result["history"][1:] or result["history"]  # the first update warms up
     if not history:
         raise RuntimeError(f"no training update finished in {seconds:.0f} s; try a larger --seconds")
@@ -127,7 +127,8 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
             arena[f"ray, {workers} worker(s)"] = _games_per_s(config, cluster=lc.address)
             if workers == 1:
                 results["overhead"] = _overhead(100)
-                train["ray, 1 rollout actor"] = _train_steps_per_s(train_seconds, lc.address)
+            train[f"ray, {workers} rollout actor(s)"] = _train_steps_per_s(train_seconds, lc.address, workers)
+    arena["local, again"] = _games_per_s(config)  # the machine's drift over the run
     total = len(LINEUPS) * per_lineup
     local = arena["local"]
     print(f"dw bench cluster: Ray on a loopback cluster against this process (higher is better), {total} games")
@@ -141,7 +142,6 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
             f"  {name:<32} {r['env_steps_per_s']:12,.0f}   {r['env_steps_per_s'] / local_steps:7.2f}x"
             f"   {r['rollout_share']:13.0%}   {r['updates']:7d}"
         )
-    print("  ray, 2 rollout actors                 (not offered: the trainer runs at most one)")
     over = results["overhead"]
     print(
         f"  per-task overhead: {over['round_trip_ms']:.2f} ms round trip (one task in flight), "
