@@ -52,6 +52,7 @@ from alveole_env.state import (
 _TABLES = rules.tables()
 _ENCODER = encoder_tables()
 _CELL_GRID = CELL_GRID.copy()
+_SQUARE_CELL: list[int] = GRID_CELL.tolist()
 _MOVE_TEXT = re.compile(r"\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)\s*([>x])\s*\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)")
 
 
@@ -260,8 +261,8 @@ class AlveoleGame:
 
     def play(self, action: int) -> Move:
         """Play ``action`` and return it as a :class:`Move`; IllegalActionError naming why, state unchanged."""
-        if type(action) is int and 0 <= action < NUM_ACTIONS and GRID_CELL[action % GRID_CELLS] >= 0:
-            src, d = int(GRID_CELL[action % GRID_CELLS]), action // GRID_CELLS  # the hot path
+        if type(action) is int and 0 <= action < NUM_ACTIONS and _SQUARE_CELL[action % GRID_CELLS] >= 0:
+            src, d = _SQUARE_CELL[action % GRID_CELLS], action // GRID_CELLS  # the hot path: plain ints
         else:
             try:
                 src, d = decode_action(action)
