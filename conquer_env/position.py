@@ -183,6 +183,22 @@ def rows(game: ConquerGame) -> tuple[list[str], list[str]]:
     return dots_rows, owner_rows
 
 
+def summary(game: ConquerGame) -> dict[str, Any]:
+    """Return what a position implies (spec 6.1's checkpoints): dead dots, both scores, legal points, end state.
+
+    ``dead`` maps ``"R"``/``"B"`` to the sorted (x, y) of that colour's dead dots (rule R-4.1); ``legal`` is
+    the number of legal points (rule R-3.3, the pass not counted).
+    """
+    w = game.width
+    return {
+        "dead": {"RB"[s]: [(int(q) % w, int(q) // w) for q in np.flatnonzero(game.dead_mask(s))] for s in (0, 1)},
+        "dots": game.dots_scores(),
+        "territory": game.territory_scores(),
+        "legal": len(game.legal_points()),
+        "end": game.end_reason,
+    }
+
+
 def to_dict(game: ConquerGame) -> dict[str, Any]:
     """Return the position as a JSON-ready mapping."""
     dots_rows, owner_rows = rows(game)

@@ -6,7 +6,7 @@ import numpy as np
 
 from conquer_env.engine import ConquerGame
 from conquer_env.layout import BASE_FIRED, CAPTURED, PLACED
-from conquer_env.position import from_text, to_text
+from conquer_env.position import from_text, summary, to_text
 
 DIAMOND = """
     .......
@@ -36,6 +36,7 @@ def test_rule_8_1_empty_ring_seals_nothing_and_is_legal_for_both() -> None:
     game.play(game.pass_action)
     assert game.is_legal(game.point_action(3, 3)), "legal for its owner too"
     assert game.territory_scores() == [0, 0]
+    assert summary(game) == {"dead": {"R": [], "B": []}, "dots": [0, 0], "territory": [0, 0], "legal": 45, "end": None}
 
 
 def test_rule_8_3_opponent_dot_in_an_empty_ring_is_captured_at_once() -> None:
@@ -44,6 +45,13 @@ def test_rule_8_3_opponent_dot_in_an_empty_ring_is_captured_at_once() -> None:
     assert place(game, 3, 3) == PLACED | BASE_FIRED
     assert game.is_dead(3, 3) and sealed(game, 1) == {(3, 3)}
     assert game.dots_scores() == [1, 0] and game.territory_scores() == [1, 0]
+    assert summary(game) == {
+        "dead": {"R": [], "B": [(3, 3)]},
+        "dots": [1, 0],
+        "territory": [1, 0],
+        "legal": 44,
+        "end": None,
+    }
 
 
 def test_rule_8_3_base_fire_seals_the_whole_region_empty_points_included() -> None:
@@ -64,6 +72,13 @@ def test_rule_8_3_base_fire_seals_the_whole_region_empty_points_included() -> No
     assert sealed(game, 1) == {(3, 3), (3, 2), (2, 3), (4, 3), (3, 4)}
     assert game.dots_scores() == [1, 0] and game.territory_scores() == [5, 0]
     assert not game.is_legal(game.point_action(3, 3)), "sealed empty points are closed to both (A18)"
+    assert summary(game) == {
+        "dead": {"R": [], "B": [(3, 2)]},
+        "dots": [1, 0],
+        "territory": [5, 0],
+        "legal": 36,
+        "end": None,
+    }
 
 
 def test_rule_8_2_owner_filling_its_own_open_base_changes_nothing() -> None:
@@ -123,6 +138,13 @@ def test_resolution_a11_dot_in_open_base_closing_its_own_ring_survives() -> None
         "......   ......",
     ]
     assert game.dots_scores() == [0, 1] and game.territory_scores() == [0, 1]
+    assert summary(game) == {
+        "dead": {"R": [(3, 2)], "B": []},
+        "dots": [0, 1],
+        "territory": [0, 1],
+        "legal": 22,
+        "end": None,
+    }
 
 
 SHARED = """
@@ -144,6 +166,13 @@ def test_resolution_a12_one_dot_closes_three_rings_with_shared_dots() -> None:
     assert place(game, 4, 4) & CAPTURED
     assert sealed(game, 1) == {(4, 3), (3, 4), (5, 4)}
     assert game.dots_scores() == [3, 0] and game.territory_scores() == [3, 0]
+    assert summary(game) == {
+        "dead": {"R": [], "B": [(4, 3), (3, 4), (5, 4)]},
+        "dots": [3, 0],
+        "territory": [3, 0],
+        "legal": 70,
+        "end": None,
+    }
 
 
 def test_resolution_a12_empty_twin_region_stays_open_and_later_catches_an_intruder() -> None:
@@ -178,6 +207,13 @@ def test_resolution_a9_own_island_inside_a_capture_keeps_an_open_base() -> None:
     assert game.owner_of(5, 5) == 0 and game.is_legal(game.point_action(5, 5))
     assert len(sealed(game, 1)) == 20
     assert game.dots_scores() == [1, 0] and game.territory_scores() == [20, 0]
+    assert summary(game) == {
+        "dead": {"R": [], "B": [(5, 3)]},
+        "dots": [1, 0],
+        "territory": [20, 0],
+        "legal": 81,
+        "end": None,
+    }
     assert place(game, 5, 5) == PLACED | BASE_FIRED, "the island's base is fatal to a Blue intruder"
     assert game.dots_scores() == [2, 0] and game.territory_scores() == [21, 0]
 

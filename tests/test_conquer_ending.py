@@ -9,7 +9,7 @@ from conquer_env.engine import ConquerGame
 from conquer_env.errors import IllegalActionError
 from conquer_env.layout import END_REASONS
 from conquer_env.options import ConquerOptions
-from conquer_env.position import from_text
+from conquer_env.position import from_text, summary
 
 
 def place(game: ConquerGame, x: int, y: int) -> int:
@@ -121,6 +121,13 @@ def test_rule_9_1_board_fills_counting_sealed_points_as_filled() -> None:
     assert game.over and game.end_reason == "board_full"
     assert int(np.count_nonzero((game.dots == 0) & (game.owner == 1))) == 4
     assert game.winners == [0] and game.scores() == [1, 0]
+    assert summary(game) == {
+        "dead": {"R": [], "B": [(3, 3)]},
+        "dots": [1, 0],
+        "territory": [5, 0],
+        "legal": 0,
+        "end": "board_full",
+    }
 
 
 def test_rule_10_4_full_board_without_captures_is_a_draw() -> None:
@@ -151,6 +158,13 @@ def test_rule_10_4_dots_and_territory_scoring_name_different_winners() -> None:
         assert game.dots_scores() == [1, 2] and game.territory_scores() == [5, 2]
         game.play(game.pass_action)
         assert game.end_reason == "two_passes" and game.winners == [winner]
+        assert summary(game) == {
+            "dead": {"R": [(9, 3), (10, 3)], "B": [(3, 3)]},
+            "dots": [1, 2],
+            "territory": [5, 2],
+            "legal": 0,
+            "end": "two_passes",
+        }
         assert game.scores() == (game.dots_scores() if scoring == "dots" else game.territory_scores())
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from conquer_env.engine import ConquerGame
 from conquer_env.layout import CAPTURED
-from conquer_env.position import from_text, to_text
+from conquer_env.position import from_text, summary, to_text
 
 
 def place(game: ConquerGame, x: int, y: int) -> int:
@@ -62,6 +62,13 @@ def test_rule_7_3_onion_capture_of_a_capture_revives_and_transfers_territory() -
     ]
     assert not game.is_dead(3, 3), "the rescued dot is live again (A14)"
     assert game.dots_scores() == [4, 0] and game.territory_scores() == [5, 0]
+    assert summary(game) == {
+        "dead": {"R": [], "B": [(3, 2), (2, 3), (4, 3), (3, 4)]},
+        "dots": [4, 0],
+        "territory": [5, 0],
+        "legal": 36,
+        "end": None,
+    }
 
 
 def test_rule_7_3_deep_onion_three_layers() -> None:
@@ -111,6 +118,13 @@ def test_rule_10_1_rescue_of_several_dots_lowers_the_opponents_dots_score() -> N
     assert game.dots_scores() == [6, 0]
     assert not game.is_dead(3, 3) and not game.is_dead(4, 3)
     assert game.territory_scores() == [8, 0]
+    assert summary(game) == {
+        "dead": {"R": [], "B": [(3, 2), (4, 2), (2, 3), (5, 3), (3, 4), (4, 4)]},
+        "dots": [6, 0],
+        "territory": [8, 0],
+        "legal": 46,
+        "end": None,
+    }
 
 
 def test_resolution_a13_own_earlier_capture_inside_a_bigger_capture_is_not_counted_twice() -> None:

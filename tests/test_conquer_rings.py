@@ -10,7 +10,7 @@ import numpy as np
 
 from conquer_env.engine import ConquerGame
 from conquer_env.layout import BASE_FIRED, CAPTURED, PLACED
-from conquer_env.position import from_text, to_text
+from conquer_env.position import from_text, summary, to_text
 
 
 def place(game: ConquerGame, x: int, y: int) -> int:
@@ -41,6 +41,13 @@ def test_rule_5_3_ring_of_diagonal_links_captures() -> None:
     assert game.dots_scores() == [1, 0] and game.territory_scores() == [1, 0]
     assert game.is_dead(2, 2) and not game.is_dead(0, 0)
     assert len(game.legal_actions()) == 25 - 7 + 1 and not game.over
+    assert summary(game) == {
+        "dead": {"R": [], "B": [(2, 2)]},
+        "dots": [1, 0],
+        "territory": [1, 0],
+        "legal": 18,
+        "end": None,
+    }
 
 
 def test_rule_5_4_ring_along_the_border_rows_captures() -> None:
@@ -56,6 +63,13 @@ def test_rule_5_4_ring_along_the_border_rows_captures() -> None:
     assert game.is_dead(1, 1) and game.owner_of(1, 1) == 1
     assert game.dots_scores() == [1, 0] and game.territory_scores() == [1, 0]
     assert not game.is_dead(3, 1), "Blue (3,1) outside the ring stays live"
+    assert summary(game) == {
+        "dead": {"R": [], "B": [(1, 1)]},
+        "dots": [1, 0],
+        "territory": [1, 0],
+        "legal": 17,
+        "end": None,
+    }
 
 
 def test_rule_5_1_cup_open_to_the_edge_captures_nothing_until_the_edge_row_closes_it() -> None:
@@ -73,6 +87,13 @@ def test_rule_5_1_cup_open_to_the_edge_captures_nothing_until_the_edge_row_close
     assert game.dots_scores() == [0, 0]
     assert place(game, 2, 0) & CAPTURED
     assert owners(game)[:3] == [".RRR.   .....", ".RbR.   ..R..", "R.R.B   ....."]
+    assert summary(game) == {
+        "dead": {"R": [], "B": [(2, 1)]},
+        "dots": [1, 0],
+        "territory": [1, 0],
+        "legal": 13,
+        "end": None,
+    }
     assert game.dots_scores() == [1, 0] and game.territory_scores() == [1, 0]
 
 
@@ -96,6 +117,13 @@ def test_rule_5_2_diagonal_gap_is_no_ring_and_closing_it_seals_the_whole_inside(
     assert sealed == {(3, 3), (3, 2), (2, 3), (4, 3), (3, 4)}
     assert game.dots_scores() == [1, 0] and game.territory_scores() == [5, 0]
     assert len(game.legal_points()) == 49 - 14 - 4
+    assert summary(game) == {
+        "dead": {"R": [], "B": [(3, 3)]},
+        "dots": [1, 0],
+        "territory": [5, 0],
+        "legal": 31,
+        "end": None,
+    }
 
 
 def test_resolution_a7_crossing_diagonal_links_of_the_two_colours_do_not_block() -> None:
@@ -111,6 +139,13 @@ def test_resolution_a7_crossing_diagonal_links_of_the_two_colours_do_not_block()
     assert place(game, 2, 3) & CAPTURED
     assert game.is_dead(2, 2) and not game.is_dead(1, 1)
     assert game.dots_scores() == [1, 0]
+    assert summary(game) == {
+        "dead": {"R": [], "B": [(2, 2)]},
+        "dots": [1, 0],
+        "territory": [1, 0],
+        "legal": 30,
+        "end": None,
+    }
 
 
 def test_resolution_a7_blue_ring_closes_across_a_red_link() -> None:
@@ -143,6 +178,13 @@ def test_resolution_a8_capture_takes_every_live_opponent_dot_inside() -> None:
     place(game, 3, 5)
     assert [game.is_dead(x, 3) for x in (2, 3, 4)] == [True, True, True]
     assert game.dots_scores() == [3, 0] and game.territory_scores() == [5, 0]
+    assert summary(game) == {
+        "dead": {"R": [], "B": [(2, 3), (3, 3), (4, 3)]},
+        "dots": [3, 0],
+        "territory": [5, 0],
+        "legal": 36,
+        "end": None,
+    }
 
 
 def test_rule_4_2_dead_dots_cannot_complete_a_ring() -> None:
@@ -161,6 +203,13 @@ def test_rule_4_2_dead_dots_cannot_complete_a_ring() -> None:
     assert place(game, 4, 4) == PLACED
     assert not game.is_dead(4, 3) and game.owner_of(4, 3) == 0
     assert game.dots_scores() == [0, 1]
+    assert summary(game) == {
+        "dead": {"R": [(4, 2)], "B": []},
+        "dots": [0, 1],
+        "territory": [0, 1],
+        "legal": 73,
+        "end": None,
+    }
 
 
 def test_rule_5_4_border_dots_are_never_captured() -> None:
