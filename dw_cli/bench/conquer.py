@@ -19,8 +19,10 @@ per move, the cost of the copy alone subtracted).
 
 from __future__ import annotations
 
+import functools
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -137,17 +139,20 @@ def sample_positions(
 def fill_level_us_per_move(options: ConquerOptions, fill: float, seconds: float, count: int = 400) -> float:
     """Return the compiled µs of one random legal move in positions ``fill`` filled (the copy's cost taken off)."""
     w, h = options.width, options.height
-    positions = sample_positions(options, fill, count, seed=int(fill * 1000))
-    work = kernels.new_workspace(options.num_points)
-    best = {True: float("inf"), False: float("inf")}
-    for play in (True, False):
-        _one_move_each(w, h, *positions, play, *work)
+    dots, owner, scalars, actions = sample_positions(options, fill, count, seed=int(fill * 1000))
+    stamp, control, queue = kernels.new_workspace(options.num_points)
+
+    def timed(play: bool) -> float:
+        start = time.perf_counter()
+        _one_move_each(w, h, dots, owner, scalars, actions, play, stamp, control, queue)
+        return time.perf_counter() - start
+
+    best = {play: timed(play) for play in (True, False)}  # the first calls also compile or load the kernel
+    best = {play: float("inf") for play in best}
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline:
         for play in (True, False):
-            start = time.perf_counter()
-            _one_move_each(w, h, *positions, play, *work)
-            best[play] = min(best[play], time.perf_counter() - start)
+            best[play] = min(best[play], timed(play))
     return max(0.0, best[True] - best[False]) / count * 1e6
 
 
@@ -166,10 +171,10 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
         if go
         else "  OpenSpiel not installed: no reference"
     )
-    drivers = (
-        ("Python API", lambda o: api_us_per_move(o, seconds, observe=False)),
-        ("Python API + observation", lambda o: api_us_per_move(o, seconds, observe=True)),
-        ("compiled loop", lambda o: compiled_us_per_move(o, seconds)),
+    drivers: tuple[tuple[str, Callable[[ConquerOptions], tuple[float, int]]], ...] = (
+        ("Python API", functools.partial(api_us_per_move, seconds=seconds, observe=False)),
+        ("Python API + observation", functools.partial(api_us_per_move, seconds=seconds, observe=True)),
+        ("compiled loop", functools.partial(compiled_us_per_move, seconds=seconds)),
     )
     for label, options in BOARDS.items():
         for driver, measure in drivers:

@@ -148,8 +148,9 @@ class HeuristicSeat(Policy):
             if 0 <= x0 + dx < w and 0 <= y0 + dy < h
         ]
         replies = [q for q in set(local) | set(threats) if after.is_legal(q)]
-        opp_links = sum(_neighbour_counts(after.live_mask(1 - seat), w, h))
-        own_links = sum(_neighbour_counts(after.live_mask(seat), w, h))
+        opp_o, opp_d = _neighbour_counts(after.live_mask(1 - seat), w, h)
+        own_o, own_d = _neighbour_counts(after.live_mask(seat), w, h)
+        opp_links, own_links = opp_o + opp_d, own_o + own_d
         theirs = self._capture_points(after, 1 - seat, replies, opp_links)
         ours = self._capture_points(after, seat, [q for q in local if after.is_legal(q)], own_links)
         return 3.0 * max(ours.values(), default=0.0) - 8.0 * max(theirs.values(), default=0.0)
