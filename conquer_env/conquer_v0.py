@@ -31,7 +31,8 @@ conquer_v0.env(render_mode=None, width=15, height=15, scoring="dots", start="emp
 ```
 
 Every game option (`conquer_env.options.ConquerOptions`) is a keyword: `width`, `height`
-(2..64 each: 9 x 9, 15 x 15 and 39 x 32 are the named presets), `scoring` (`"dots"` or
+(2..64 each: 9 x 9, 15 x 15 and 39 x 32 are the named presets; `size="9x9"` or `size="small"`
+sets both), `scoring` (`"dots"` or
 `"territory"`, rule R-10), `start` (`"empty"` or `"cross"`, rule R-2.2) and `max_plies` (the
 truncation, not a rule). `render_cell` is the pixels between grid lines of the `rgb_array`
 image (8..128). Unknown keywords and bad values raise `ValueError` naming them. `raw_env(...)`
