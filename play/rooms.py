@@ -312,7 +312,7 @@ class RoomManager:
         base = secrets.randbits(31) if seed is None else seed
         for seat in seats:
             if seat.type == "ai":
-                spec = self.catalogue.get(seat.strategy).spec
+                spec = self.catalogue.get(seat.strategy, adapter.game_id).spec
                 try:
                     seat.policy = await loop.run_in_executor(
                         self.executor, adapter.make_policy, spec, base + seat.index
@@ -369,7 +369,7 @@ class RoomManager:
                     Seat(i, "human", _name(entry.get("name"), default, where), token=secrets.token_urlsafe(32))
                 )
             elif kind == "ai":
-                strategy = self.catalogue.get(entry.get("strategy"))
+                strategy = self.catalogue.get(entry.get("strategy"), adapter.game_id)
                 name = _name(entry.get("name"), strategy.display_name[:NAME_LENGTH], where)
                 seats.append(Seat(i, "ai", name, strategy.id, strategy.display_name))
             else:
@@ -540,19 +540,22 @@ class RoomManager:
             snapshot = session.ai_snapshot()
             try:
                 action = await loop.run_in_executor(self.executor, session.ai_action, seat.policy, snapshot, seat_index)
-            except Exception:  # noqa: BLE001 - a failing AI passes rather than stopping the room
-                log.exception("room %s: the AI of seat %d failed; it passes", room.id, seat_index)
+            except Exception:  # noqa: BLE001 - a failing AI plays the fallback rather than stopping the room
+                log.exception("room %s: the AI of seat %d failed; it plays the fallback (a pass)", room.id, seat_index)
                 action = None
             async with room.lock:
                 if room.session.ply != ply or room.session.turn != seat_index:
                     continue
                 try:
-                    session.apply(action if action is not None else session.parse_input(seat_index, {"action": "pass"}))
+                    session.apply(action if action is not None else session.fallback_action(seat_index))
                 except InputError as exc:
                     log.warning(
-                        "room %s: the AI of seat %d chose an illegal action (%s); it passes", room.id, seat_index, exc
+                        "room %s: the AI of seat %d chose an illegal action (%s); it plays the fallback",
+                        room.id,
+                        seat_index,
+                        exc,
                     )
-                    session.apply(session.parse_input(seat_index, {"action": "pass"}))
+                    session.apply(session.fallback_action(seat_index))
                 await self._after_action(room)
                 self._broadcast_state(room)
         room.ai_task = None

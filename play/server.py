@@ -159,6 +159,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         return {
             "games": [a.menu() for a in games.available()],
             "strategies": [s.to_json() for s in catalogue.entries()],
+            "strategies_by_game": {
+                a.game_id: [s.to_json() for s in catalogue.entries(a.game_id)] for a in games.available()
+            },
             "ai_speeds": protocol.AI_SPEEDS,
             "default_names": [s["display_name"] for s in games.get(games.DEFAULT_GAME).menu()["seats"]],
             "limits": {
@@ -172,7 +175,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     @api
     async def strategies(request: Request) -> JSON:
-        return {"strategies": [s.to_json() for s in catalogue.entries()]}
+        game = games.get(request.query_params.get("game", games.DEFAULT_GAME))  # InputError naming the games
+        return {"strategies": [s.to_json() for s in catalogue.entries(game.game_id)]}
 
     @api
     async def layout(request: Request) -> JSON:

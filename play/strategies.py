@@ -1,7 +1,10 @@
-"""The strategies a seat can take in the menu: the scripted AIs, checkpoints and exported packages.
+"""The strategies a seat can take in the menu, per game: the scripted AIs, checkpoints and exported packages.
 
-* scripted: every name of :mod:`policies.registry` (rule 10.1's six, in the original menu's order),
-  id = the registered name;
+Every list is one game's (``game_id``, Domain Wheel by default): its own seats, and only the checkpoints and
+packages made for it (a checkpoint names its game, policies/checkpoint.py; a package's manifest too).
+
+* scripted: the game's registered seats (Domain Wheel: every name of :mod:`policies.registry`, rule 10.1's
+  six, in the original menu's order; the board games: ``random``, ``heuristic``), id = the registered name;
 * checkpoint: every ``*.pt`` file in the searched folders, id ``checkpoint:NAME.pt``; its card is the
   model card ``NAME.md`` next to it (its first paragraph and its "Game" row are extracted);
 * package: every folder holding ``strategy.json`` (an exported strategy, policies/package.py), id
@@ -27,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from play.games import JSON, InputError
-from policies import registry
+from policies import games, registry
 
 #: the repository's shipped checkpoints, searched after the folders given on the command line
 DEFAULT_DIRS: tuple[Path, ...] = (Path(__file__).resolve().parents[1] / "checkpoints",)
@@ -128,14 +131,54 @@ def _package_card(folder: Path) -> tuple[str, JSON | None]:
     return name, card
 
 
+#: (path, modification time, size) -> the game id a checkpoint file names (None: unreadable)
+_CHECKPOINT_GAMES: dict[tuple[str, int, int], str | None] = {}
+
+
+def checkpoint_game(path: Path) -> str | None:
+    """Return the game a ``.pt`` checkpoint was made for (Domain Wheel when it names none), None if unreadable.
+
+    Read with ``torch.load(weights_only=True)`` (data only, never code) and cached by modification time.
+    """
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _CHECKPOINT_GAMES:
+        try:
+            import torch
+
+            payload = torch.load(path, map_location="cpu", weights_only=True)
+            game = payload.get("game", games.DEFAULT_GAME) if isinstance(payload, dict) else None
+            _CHECKPOINT_GAMES[key] = game if isinstance(game, str) else None
+        except Exception:  # noqa: BLE001 - an unreadable file is simply not offered
+            _CHECKPOINT_GAMES[key] = None
+    return _CHECKPOINT_GAMES[key]
+
+
+def package_game(folder: Path) -> str | None:
+    """Return the game id an exported package's manifest names (``domain-wheel`` is Domain Wheel), or None."""
+    try:
+        data = json.loads((folder / "strategy.json").read_text(encoding="utf-8"))
+        name = data["game"]["name"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return games.DEFAULT_GAME if name == "domain-wheel" else name if isinstance(name, str) else None
+
+
 def _torch_installed() -> bool:
     """Checkpoints (and search over them) need torch; a play-only install offers packages instead."""
     return importlib.util.find_spec("torch") is not None
 
 
-def discover(dirs: list[Path] | tuple[Path, ...]) -> list[Strategy]:
-    """Return every strategy: the registered AIs, then checkpoints and packages found in ``dirs``."""
-    found = [Strategy(name, "scripted", registry.display_name(name), name) for name in registry.available()]
+def _scripted(game_id: str) -> list[Strategy]:
+    if game_id == games.DEFAULT_GAME:
+        return [Strategy(name, "scripted", registry.display_name(name), name) for name in registry.available()]
+    adapter = games.get(game_id)
+    return [Strategy(name, "scripted", adapter.display_name(name), name) for name in adapter.registered_seats()]
+
+
+def discover(dirs: list[Path] | tuple[Path, ...], game_id: str = games.DEFAULT_GAME) -> list[Strategy]:
+    """Return every strategy of a game: its registered AIs, then its checkpoints and packages found in ``dirs``."""
+    found = _scripted(game_id)
     seen: set[str] = {s.id for s in found}
     for directory in dirs:
         if not directory.is_dir():
@@ -143,12 +186,14 @@ def discover(dirs: list[Path] | tuple[Path, ...]) -> list[Strategy]:
         for path in sorted(directory.iterdir()):
             entries = []
             if path.is_file() and path.suffix.lower() == ".pt" and _torch_installed():
+                if checkpoint_game(path) != game_id:
+                    continue
                 card = _model_card(path)
                 entries.append(Strategy(f"checkpoint:{path.name}", "checkpoint", path.stem, str(path.resolve()), card))
                 spec = f"search:{path.resolve()}?playouts={SEARCH_PLAYOUTS}"
                 name = f"{path.stem} + búsqueda ({SEARCH_PLAYOUTS})"
                 entries.append(Strategy(f"search:{path.name}", "search", name, spec, card))
-            elif path.is_dir() and (path / "strategy.json").is_file():
+            elif path.is_dir() and (path / "strategy.json").is_file() and package_game(path) == game_id:
                 name, card = _package_card(path)
                 entries.append(Strategy(f"package:{path.name}", "package", name, str(path.resolve()), card))
             for entry in entries:
@@ -159,20 +204,27 @@ def discover(dirs: list[Path] | tuple[Path, ...]) -> list[Strategy]:
 
 
 class Catalogue:
-    """The strategies a server offers, rediscovered on every listing (folders may change while it runs)."""
+    """The strategies a server offers per game, rediscovered on every listing (folders may change while it runs)."""
 
     def __init__(self, dirs: list[Path] | None = None) -> None:
         self.dirs = [Path(d) for d in (dirs or [])] + list(DEFAULT_DIRS)
-        self._last: list[Strategy] = discover(self.dirs)
+        self._last: dict[str, list[Strategy]] = {games.DEFAULT_GAME: discover(self.dirs)}
 
-    def entries(self) -> list[Strategy]:
-        self._last = discover(self.dirs)
-        return self._last
+    def entries(self, game_id: str = games.DEFAULT_GAME) -> list[Strategy]:
+        self._last[game_id] = discover(self.dirs, game_id)
+        return self._last[game_id]
 
-    def get(self, sid: Any) -> Strategy:
-        """Return the strategy of an id; InputError ``unknown_strategy`` listing the ids."""
-        for strategies in (self._last, None):
-            for s in strategies if strategies is not None else self.entries():
+    def get(self, sid: Any, game_id: str = games.DEFAULT_GAME) -> Strategy:
+        """Return the strategy of an id in a game's list; InputError ``unknown_strategy`` listing the ids."""
+        for strategies in (self._last.get(game_id), None):
+            for s in strategies if strategies is not None else self.entries(game_id):
                 if s.id == sid:
                     return s
-        raise InputError("unknown_strategy", f"unknown strategy {sid!r}", allowed=[s.id for s in self._last])
+        allowed = [s.id for s in self._last.get(game_id, [])]
+        raise InputError("unknown_strategy", f"unknown strategy {protocol_brief(sid)}", allowed=allowed)
+
+
+def protocol_brief(value: Any) -> str:
+    """Return a client-given value quoted and bounded (ids are short; a long one is cut)."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

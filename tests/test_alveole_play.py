@@ -107,7 +107,7 @@ def test_positions_and_unknown_seats() -> None:
     assert session.turn == 1 and sorted(session.record()["start"]["pieces"]) == sorted(START_POSITION["pieces"])
     with pytest.raises(InputError, match="already connected"):
         ADAPTER.parse_position({"to_move": 1, "pieces": [[0, 0, 1], [1, 0, 1], [-3, -1, 2], [3, 1, 2]]})
-    with pytest.raises(ValueError, match="Alveole has no seat 'balanced'; available: random, heuristic"):
+    with pytest.raises(ValueError, match="unknown Alveole strategy 'balanced'; allowed: random, heuristic"):
         ADAPTER.make_policy("balanced", 0)
     with pytest.raises(InputError) as info:
         ADAPTER.parse_options({"max_plies": 0})

@@ -90,6 +90,13 @@ class GameSession(ABC):
     def record(self) -> JSON:
         """Return the game record (JSON-ready) of the game so far, with its result once over."""
 
+    def fallback_action(self, seat: int) -> Any:
+        """Return what ``seat`` plays when its AI fails or chooses an illegal action (default: a pass).
+
+        Games without a pass override it (e.g. the first legal action), so that a failing AI never stops a room.
+        """
+        return self.parse_input(seat, {"action": "pass"})
+
 
 class GameAdapter(ABC):
     """A game the server can host: its menu data, sessions, layout, tutorial and replays."""

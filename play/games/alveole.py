@@ -99,6 +99,10 @@ class AlveoleSession(GameSession):
     def ai_action(self, policy: Any, snapshot: Any, seat: int) -> int:
         return int(policy.act(snapshot, seat))
 
+    def fallback_action(self, seat: int) -> int:
+        """Return the first legal action: Alveole has no pass (R-3.1, A14), and a failing AI must still move."""
+        return int(self.game.legal_actions()[0])
+
     def apply(self, action: Any) -> JSON:
         """Play one action int for the seat to act; return its log entry."""
         if self.game.over:
@@ -190,12 +194,11 @@ class AlveoleAdapter(GameAdapter):
         return layout(options)
 
     def make_policy(self, spec: str, seed: int | None) -> Any:
-        """Return the seat of :data:`policies.alveole.SEATS` named ``spec``; ValueError listing the names."""
-        from policies.alveole import SEATS
+        """Return the seat of a spec the server resolved: a seat of :data:`policies.alveole.SEATS`, or a checkpoint,
+        exported package or ``search:`` seat of Alveole (through the game's adapter, :mod:`policies.games`)."""
+        from policies import games
 
-        if spec not in SEATS:
-            raise ValueError(f"Alveole has no seat {spec!r}; available: {', '.join(SEATS)}")
-        return SEATS[spec](seed=seed)
+        return games.get("alveole").make_seat(spec, seed)
 
     def warm_up(self) -> None:
         """Run every compiled kernel a room uses once (numba loads or compiles them on first call)."""

@@ -119,6 +119,12 @@ export async function strategies() {
   return (await menu()).strategies;
 }
 
+/** The strategies of one game (its own AIs, and the checkpoints and packages made for it). */
+export async function strategiesFor(game) {
+  const m = await menu();
+  return (m.strategies_by_game && m.strategies_by_game[game]) || (game === "domain_wheel" ? m.strategies : []);
+}
+
 /**
  * POST /api/rooms from the menu's choice {options, players: [{name, strategy|null}], ai_speed}.
  * Returns the server's answer plus `invites` [{seat, name, url}] for the human seats and `spectator_url`.

@@ -41,10 +41,10 @@ export class AlveoleMenuScreen {
     ensureStyles();
     this.root.replaceChildren(el("p", { class: "loading", text: t("menu.loading") }));
     let game;
-    let listed;
+    let strategies;
     try {
       game = await api.gameMenu(GAME);
-      listed = new Set((await api.strategies()).map((s) => s.id));
+      strategies = await api.strategiesFor(GAME);
     } catch (err) {
       this.root.replaceChildren(el("p", { class: "error-box", text: `${t("menu.error")}: ${err.message}` }));
       return;
@@ -53,8 +53,9 @@ export class AlveoleMenuScreen {
       this.root.replaceChildren(el("p", { class: "error-box", text: t("alveole.not_hosted") }));
       return;
     }
-    // the seats this server can load for Alveole: the game's own seats that the server's strategy list offers
-    const strategies = (game.strategies || []).filter((s) => listed.has(s.id));
+    // the seats this server offers for Alveole: its own AIs, then the checkpoints, search seats and packages
+    const label = (s) => (s.kind === "scripted" ? t(`alveole.ai.${s.id}`) : s.display_name);
+    const defaultAI = [...strategies].reverse().find((s) => s.kind === "scripted")?.id;
     const saved = remembered();
     const seats = SEATS.map((name, p) => {
       const nameIn = el("input", { type: "text", maxlength: 24, "data-testid": `alveole-seat-name-${p}`,
@@ -62,8 +63,8 @@ export class AlveoleMenuScreen {
       const kindSel = el("select", { "data-testid": `alveole-seat-kind-${p}`,
         "aria-label": t("menu.kind_of", { seat: seatLabel(p) }) },
       el("option", { value: "human", text: t("menu.human") }),
-      ...strategies.map((s) => el("option", { value: s.id, text: t(`alveole.ai.${s.id}`) })));
-      const want = saved.kinds?.[p] ?? (p === 0 ? "human" : strategies[strategies.length - 1]?.id || "human");
+      ...strategies.map((s) => el("option", { value: s.id, text: label(s) })));
+      const want = saved.kinds?.[p] ?? (p === 0 ? "human" : defaultAI || "human");
       kindSel.value = [...kindSel.options].some((o) => o.value === want) ? want : "human";
       return { nameIn, kindSel, row: el("div", { class: "seat-row" },
         el("span", { class: `stone p${p}`, "aria-hidden": "true" }),
