@@ -204,13 +204,13 @@ def flood_together(width, height, dots, owner, colour, count, stamp, low, queue,
                     break
         if undecided == 0 or (last_is_open and undecided == 1 and not any_open):
             break
+    # a group with a flood still running is the open one (or, in an own base, captures nothing): mark it
+    # open first, then write every flood's result, so no flood's result is read after it was overwritten
     for i in range(count):
-        r0 = _root(control, i)
-        enclosed = control[_OPEN + r0] == 0
-        for j in range(count):
-            if _root(control, j) == r0 and control[_DONE + j] == 0:
-                enclosed = False
-        control[_DONE + i] = 2 if enclosed else 1
+        if control[_DONE + i] == 0:
+            control[_OPEN + _root(control, i)] = 1
+    for i in range(count):
+        control[_DONE + i] = 1 if control[_OPEN + _root(control, i)] else 2
 
 
 @njit(cache=True, nogil=True)
