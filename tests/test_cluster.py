@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -136,6 +138,21 @@ def test_unreachable_cluster_is_refused_at_once_with_what_to_do() -> None:
     assert "no Ray cluster answers at 127.0.0.1:1" in str(err.value)
     assert "ray start --head --port=1" in str(err.value)
     assert time.monotonic() - started < 5
+    assert not ray.is_initialized()
+
+
+def test_auto_without_a_running_cluster_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    if ray is None:
+        pytest.fail(f"Ray is not installed: {cluster.INSTALL_HINT}")
+    empty = tempfile.mkdtemp(prefix="dwnone-", dir="/tmp")  # no ray_current_cluster file in it
+    monkeypatch.setenv("RAY_TMPDIR", empty)
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    try:
+        started = "no cluster was started on this machine with `ray start`"
+        with pytest.raises(cluster.ClusterError, match=started), cluster.connect("auto"):
+            pass
+    finally:
+        shutil.rmtree(empty, ignore_errors=True)
     assert not ray.is_initialized()
 
 
