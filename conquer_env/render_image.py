@@ -1,7 +1,7 @@
 """Image rendering (pillow): grid, dots, capture rings and shaded territory, as an RGB numpy array.
 
-Territory is shaded in its owner's light colour; every sealed region's border (its owner's live dots
-N8-next to the region, linked where they are N8 neighbours, rule R-5.1) is drawn as the capture ring;
+Territory is shaded in its owner's light colour; the capture rings are the owner's links (rule R-5.1)
+that have its territory on one side only (:func:`ring_links`);
 dead dots are drawn hollow; open bases (rule R-8) get a faint dotted shade.
 """
 
@@ -20,36 +20,43 @@ GRID = (200, 200, 200)
 
 
 def ring_links(game: ConquerGame, colour: int) -> list[tuple[int, int]]:
-    """Return the links (point pairs) of ``colour``'s capture rings: live dots linked beside its territory."""
+    """Return the links (point pairs) of ``colour``'s capture rings: the links with its territory on one side only.
+
+    A link joins two live dots that are N8 neighbours (rule R-5.1). Its sides: for a diagonal link, the two
+    points it passes between; for an orthogonal one, the unit square on each side, which counts as
+    territory when both its far corners are owned, or neither is a wall and one is owned (a wall corner
+    means a diagonal link cuts the square, so the side next to the link is a triangle of walls).
+    """
     w, h = game.width, game.height
-    owned = game.owner == colour
-    live = game.live_mask(colour - 1)
-    edge = np.zeros(w * h, bool)
-    for q in (int(v) for v in np.flatnonzero(owned)):
-        x, y = q % w, q // w
-        for dx in (-1, 0, 1):
-            for dy in (-1, 0, 1):
-                cx, cy = x + dx, y + dy
-                if 0 <= cx < w and 0 <= cy < h and live[cy * w + cx]:
-                    edge[cy * w + cx] = True
-    links = []
-    for q in (int(v) for v in np.flatnonzero(edge)):
-        x, y = q % w, q // w
-        for dx, dy in ((1, 0), (0, 1), (1, 1), (-1, 1)):
-            cx, cy = x + dx, y + dy
-            # a link is part of a ring when it borders the territory: both ends touch one owned point
-            if 0 <= cx < w and 0 <= cy < h and edge[cy * w + cx] and _touches_owned(owned, w, h, x, y, cx, cy):
-                links.append((q, cy * w + cx))
+    owned = (game.owner == colour).reshape(h, w)
+    wall = game.live_mask(colour - 1).reshape(h, w)
+
+    def at(grid: NDArray[np.bool_], x: int, y: int) -> bool:
+        return 0 <= x < w and 0 <= y < h and bool(grid[y, x])
+
+    def square_side(x1: int, y1: int, x2: int, y2: int) -> bool:
+        both_owned = at(owned, x1, y1) and at(owned, x2, y2)
+        open_square = not at(wall, x1, y1) and not at(wall, x2, y2)
+        return both_owned or (open_square and (at(owned, x1, y1) or at(owned, x2, y2)))
+
+    links: list[tuple[int, int]] = []
+    for y in range(h):
+        for x in range(w):
+            if not wall[y, x]:
+                continue
+            for dx, dy in ((1, 0), (0, 1), (1, 1), (-1, 1)):
+                bx, by = x + dx, y + dy
+                if not at(wall, bx, by):
+                    continue
+                if dx and dy:  # diagonal: the two points it passes between
+                    sides = (at(owned, bx, y), at(owned, x, by))
+                elif dx:  # horizontal: the squares above and below
+                    sides = (square_side(x, y - 1, bx, y - 1), square_side(x, y + 1, bx, y + 1))
+                else:  # vertical: the squares left and right
+                    sides = (square_side(x - 1, y, x - 1, by), square_side(x + 1, y, x + 1, by))
+                if sides[0] != sides[1]:
+                    links.append((y * w + x, by * w + bx))
     return links
-
-
-def _touches_owned(owned: NDArray[np.bool_], w: int, h: int, x0: int, y0: int, x1: int, y1: int) -> bool:
-    for dx in (-1, 0, 1):
-        for dy in (-1, 0, 1):
-            cx, cy = x0 + dx, y0 + dy
-            if 0 <= cx < w and 0 <= cy < h and owned[cy * w + cx] and max(abs(cx - x1), abs(cy - y1)) <= 1:
-                return True
-    return False
 
 
 def render_image(game: ConquerGame, cell: int = 32) -> NDArray[np.uint8]:
