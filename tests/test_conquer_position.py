@@ -209,3 +209,35 @@ def test_render_image_draws_the_ring_and_shades_territory() -> None:
     assert image.shape == (2 * 20 + 4 * 20, 2 * 20 + 4 * 20, 3) and image.dtype == np.uint8
     shade = image[20 + 2 * 20 + 7, 20 + 2 * 20 + 7]  # inside the sealed cell (2,2), off its dot
     assert tuple(int(v) for v in shade) == (250, 205, 205)
+
+
+def test_ring_links_are_the_region_boundary_only() -> None:
+    """After the onion capture the ring is the 8 diagonal links; the revived centre's links lie inside it."""
+    game = position.from_text("""
+        .......   .......
+        ...R...   .......
+        ..RbR..   ...R...
+        .RbRbR.   ..RRR..
+        ..RbR..   ...R...
+        ...R...   .......
+        .......   .......
+    """)
+    ring = [(3, 1), (4, 2), (5, 3), (4, 4), (3, 5), (2, 4), (1, 3), (2, 2)]
+    expected = {
+        tuple(sorted((a[1] * 7 + a[0], b[1] * 7 + b[0]))) for a, b in zip(ring, ring[1:] + ring[:1], strict=True)
+    }
+    assert {tuple(sorted(link)) for link in ring_links(game, 1)} == expected
+    assert ring_links(game, 2) == []
+
+
+def test_ring_links_skip_chords_of_a_thick_wall() -> None:
+    """A 2-dot-thick wall around Blue (2,2): only the inner boundary is drawn, not the links inside the wall."""
+    game = position.from_text("""
+        RRRRR   .....
+        RRRRR   .....
+        RRbRR   ..R..
+        RRRRR   .....
+        RRRRR   .....
+    """)
+    links = {tuple(sorted(link)) for link in ring_links(game, 1)}
+    assert links == {(7, 11), (7, 13), (11, 17), (13, 17)}
