@@ -66,7 +66,8 @@ def check_spec(spec: str, game: Any) -> None:
         raise FileNotFoundError(f"no such policy file: {spec}")
     raise ValueError(
         f"unknown {game.title} strategy {spec!r}; allowed: {', '.join(game.registered_seats())}, "
-        "or a path to a dw train checkpoint (.pt) of this game"
+        "a path to a dw train checkpoint (.pt) of this game, a strategy package folder of this game (dw export), "
+        "or search:PATH?playouts=N"
     )
 
 
