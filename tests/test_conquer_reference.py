@@ -194,6 +194,10 @@ def lockstep(options: ConquerOptions, seed: int, near: bool) -> int:
                 for x in range(w):
                     if ref.own[y][x] == c and not ref.wall(x, y, c):
                         assert (x, y) in inside, (seed, game.ply, (x, y))
+            revived = [(x, y) for y in range(h) for x in range(w) if ref.dot[y][x] == c and ref.own[y][x] == c]
+            for x, y in revived:  # I7: a revived dot never touches the outside
+                around = [(x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)]
+                assert all(ref.wall(a, b, c) or (a, b) in inside for a, b in around), (seed, game.ply, (x, y))
             own_dead = {(x, y) for y in range(h) for x in range(w) if ref.dot[y][x] == c and ref.own[y][x] == 3 - c}
             assert not own_dead & inside  # I8: no region holds its owner's dead dots
         after_dead = [int(game.dead_mask(s).sum()) for s in (0, 1)]
