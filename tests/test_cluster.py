@@ -15,7 +15,6 @@ import os
 import shutil
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -284,25 +283,23 @@ def test_sweep_on_the_cluster_writes_the_local_files(loopback: cluster.LoopbackC
 # ---- a node lost mid-run (last: the cluster gets a fresh node back) --------------------------------------
 def test_imap_survives_losing_a_node_mid_run(loopback: cluster.LoopbackCluster) -> None:
     victim = loopback.nodes[0]
-    killed: list[float] = []
-
-    def kill() -> None:
-        loopback.remove_node(victim)
-        killed.append(time.monotonic())
-
-    killer = threading.Timer(1.5, kill)
-    killer.start()
+    victim_id = next(n["NodeID"] for n in ray.nodes() if n["RayletSocketName"] == victim._raylet_socket_name)
+    items = [(i, 0.5) for i in range(16)]
+    got: list[tuple[int, tuple[int, str]]] = []
+    killed_after = None
     try:
-        got = list(cluster.imap(node_of, [(i, 0.5) for i in range(12)], max_retries=1, resubmits=2))
-        finished = time.monotonic()
+        for index, result in cluster.imap(node_of, items, max_retries=1, resubmits=2):
+            got.append((index, result))
+            if killed_after is None and result[1] == victim_id:  # the node has worked: now it dies
+                loopback.remove_node(victim)
+                killed_after = len(got)
     finally:
-        killer.join()
-        loopback.nodes.append(loopback.cluster.add_node(num_cpus=1, **_node_args()))
-    assert sorted(i for i, _ in got) == list(range(12))  # every item once
-    assert [r[0] for _, r in got] == [i for i, _ in got]
-    ran_on = {node for _, (_, node) in got}
-    assert victim.node_id in ran_on and len(ran_on) == 2  # both nodes worked ...
-    assert killed and killed[0] < finished  # ... and the run outlived one of them
+        if victim not in loopback.nodes:
+            loopback.nodes.append(loopback.cluster.add_node(num_cpus=1, **_node_args()))
+    assert killed_after is not None and killed_after < len(items)  # it died with work left to do
+    assert sorted(i for i, _ in got) == list(range(16))  # every item once
+    assert all(index == i for index, (i, _) in got)
+    assert sum(node == victim_id for _, (_, node) in got[killed_after:]) == 0  # the rest ran elsewhere
 
 
 def _node_args() -> dict[str, Any]:

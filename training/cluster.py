@@ -372,9 +372,10 @@ def loopback_cluster(
     try:
         head = {"num_cpus": cpus_per_node if head_cpus is None else head_cpus, **args}
         cluster = Cluster(initialize_head=True, head_node_args=head)
+        # this process attaches to the head (before the other nodes exist): any other node may be removed
+        ray.init(address=cluster.address, log_to_driver=False, configure_logging=False)
         extra = [cluster.add_node(num_cpus=cpus_per_node, **args) for _ in range(nodes - 1)]
         cluster.wait_for_nodes(timeout=timeout)
-        ray.init(address=cluster.address, log_to_driver=False, configure_logging=False)
         yield LoopbackCluster(cluster.address, cluster, extra)
     finally:
         with contextlib.suppress(Exception):
