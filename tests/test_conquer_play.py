@@ -128,8 +128,9 @@ def test_positions_options_and_unknown_seats() -> None:
     with pytest.raises(InputError) as info:
         ADAPTER.parse_position({"dots": ["R.", "X."]})
     assert info.value.code == "bad_position"
-    with pytest.raises(ValueError, match="Conquer has no seat 'balanced'; available: random, heuristic"):
+    with pytest.raises(ValueError, match="unknown Conquer strategy 'balanced'; allowed: random, heuristic"):
         ADAPTER.make_policy("balanced", 0)
+    assert ADAPTER.make_policy("heuristic", 3).name == "heuristic"
     with pytest.raises(InputError) as info:
         ADAPTER.parse_options({"width": 99})
     assert info.value.code == "bad_options" and "width=99" in info.value.message
@@ -152,3 +153,5 @@ def test_a_room_over_the_http_api(tmp_path: Any) -> None:
         assert answer.json()["summary"]["game"] == "conquer"
         layout = client.get("/api/layout", params={"game": "conquer", "width": 9}).json()
         assert layout["game"] == "conquer"
+        listed = client.get("/api/menu").json()["strategies_by_game"]["conquer"]
+        assert [s["id"] for s in listed if s["kind"] == "scripted"] == ["random", "heuristic"]

@@ -197,12 +197,11 @@ class ConquerAdapter(GameAdapter):
         return layout(options)
 
     def make_policy(self, spec: str, seed: int | None) -> Any:
-        """Return the seat of :data:`policies.conquer.SEATS` named ``spec``; ValueError listing the names."""
-        from policies.conquer import SEATS
+        """Return the seat of a spec the server resolved: a seat of :data:`policies.conquer.SEATS`, or a checkpoint,
+        exported package or ``search:`` seat of Conquer (through the game's adapter, :mod:`policies.games`)."""
+        from policies import games
 
-        if spec not in SEATS:
-            raise ValueError(f"Conquer has no seat {spec!r}; available: {', '.join(SEATS)}")
-        return SEATS[spec](seed=seed)
+        return games.get("conquer").make_seat(spec, seed)
 
     def warm_up(self) -> None:
         """Run every compiled kernel a room uses once (numba loads or compiles them on first call)."""

@@ -43,10 +43,10 @@ export class ConquerMenuScreen {
     ensureStyles();
     this.root.replaceChildren(el("p", { class: "loading", text: t("menu.loading") }));
     let game;
-    let listed;
+    let strategies;
     try {
       game = await api.gameMenu(GAME);
-      listed = new Set((await api.strategies()).map((s) => s.id));
+      strategies = await api.strategiesFor(GAME);
     } catch (err) {
       this.root.replaceChildren(el("p", { class: "error-box", text: `${t("menu.error")}: ${err.message}` }));
       return;
@@ -55,8 +55,9 @@ export class ConquerMenuScreen {
       this.root.replaceChildren(el("p", { class: "error-box", text: t("conquer.not_hosted") }));
       return;
     }
-    // the seats this server can load for Conquer: the game's own seats that the server's strategy list offers
-    const strategies = (game.strategies || []).filter((s) => listed.has(s.id));
+    // the seats this server offers for Conquer: its own AIs, then the checkpoints, search seats and packages
+    const label = (s) => (s.kind === "scripted" ? t(`conquer.ai.${s.id}`) : s.display_name);
+    const defaultAI = [...strategies].reverse().find((s) => s.kind === "scripted")?.id;
     const saved = remembered();
     const seats = SEATS.map((name, p) => {
       const nameIn = el("input", { type: "text", maxlength: 24, "data-testid": `conquer-seat-name-${p}`,
@@ -64,8 +65,8 @@ export class ConquerMenuScreen {
       const kindSel = el("select", { "data-testid": `conquer-seat-kind-${p}`,
         "aria-label": t("menu.kind_of", { seat: seatLabel(p) }) },
       el("option", { value: "human", text: t("menu.human") }),
-      ...strategies.map((s) => el("option", { value: s.id, text: t(`conquer.ai.${s.id}`) })));
-      const want = saved.kinds?.[p] ?? (p === 0 ? "human" : strategies[strategies.length - 1]?.id || "human");
+      ...strategies.map((s) => el("option", { value: s.id, text: label(s) })));
+      const want = saved.kinds?.[p] ?? (p === 0 ? "human" : defaultAI || "human");
       kindSel.value = [...kindSel.options].some((o) => o.value === want) ? want : "human";
       return { nameIn, kindSel, row: el("div", { class: "seat-row" },
         el("span", { class: `cq-stone p${p}`, "aria-hidden": "true" }),
@@ -190,6 +191,10 @@ export class ConquerScreen {
     return this.opts.players?.[p]?.name || seatLabel(p);
   }
 
+  _aiLabel(player) {
+    return ["random", "heuristic"].includes(player.ai) ? t(`conquer.ai.${player.ai}`) : player.aiName || player.ai;
+  }
+
   toast(text) {
     const tst = el("div", { class: "toast", role: "alert", "data-testid": "toast", text });
     document.body.append(tst);
@@ -223,7 +228,7 @@ export class ConquerScreen {
       return el("div", { class: `seat-card${v.turn === p ? " to-move" : ""}`, "data-testid": `seat-card-${p}` },
         el("span", { class: `cq-stone p${p}`, "aria-hidden": "true" }),
         el("strong", { text: this._name(p) }),
-        el("span", { class: "muted", text: player.ai ? t(`conquer.ai.${player.ai}`) : t("hud.human") }),
+        el("span", { class: "muted", text: player.ai ? this._aiLabel(player) : t("hud.human") }),
         this.seat === p ? el("span", { class: "you", text: t("conquer.you") }) : null,
         el("span", { class: "scores" },
           el("span", { class: dotsCls, "data-testid": `score-dots-${p}`, "data-value": v.scores.dots[p],
