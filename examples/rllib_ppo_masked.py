@@ -1,6 +1,6 @@
 """Train RLlib's PPO with action masking on Domain Wheel's PettingZoo env (RLlib's current API stack).
 
-    pip install -e '.[env,rllib]'        # RLlib pins gymnasium==1.2.2: see docs/SCALING.md
+    pip install -e '.[env,train,rllib]'  # RLlib pins gymnasium==1.2.2: see docs/SCALING.md
     python examples/rllib_ppo_masked.py --iterations 20
     python examples/rllib_ppo_masked.py --iterations 1 --batch 400 --eval-games 3    # a smoke run
 
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         import ray
         from ray.rllib.algorithms.ppo import PPOConfig  # noqa: F401  (RLlib itself, not only Ray)
     except ImportError as exc:
-        print(f"this example needs RLlib ({exc}): pip install -e '.[env,rllib]'", file=sys.stderr)
+        print(f"this example needs RLlib ({exc}): pip install -e '.[env,train,rllib]'", file=sys.stderr)
         return 2
     if args.address:
         ray.init(address=args.address, include_dashboard=False, log_to_driver=False)

@@ -28,7 +28,7 @@ try:
 except ImportError:
     HAVE_RLLIB = False
 
-needs_rllib = pytest.mark.skipif(not HAVE_RLLIB, reason="RLlib is not installed: pip install -e '.[env,rllib]'")
+needs_rllib = pytest.mark.skipif(not HAVE_RLLIB, reason="RLlib is not installed: pip install -e '.[env,train,rllib]'")
 
 
 def _example():  # type: ignore[no-untyped-def]
