@@ -1,4 +1,4 @@
-"""The compiled enclosure search itself (conquer_env.kernels.flood_together), on hand-made wall sets.
+"""The compiled enclosure search itself (conquer_env.enclosure.flood_together), on hand-made wall sets.
 
 These pin the lockstep floods' bookkeeping: merged floods, a flood that runs dry while its group is still
 open, the early stop ("the last undecided group is the open one") and the results written per flood.
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from conquer_env import kernels
-from conquer_env.kernels import _DONE, _START
+from conquer_env import enclosure
+from conquer_env.enclosure import DONE, START
 
 W = H = 15
 
@@ -22,12 +22,12 @@ def walls(*points: tuple[int, int]) -> np.ndarray:
 
 
 def run(dots: np.ndarray, starts: list[tuple[int, int]], last_is_open: bool) -> list[int]:
-    stamp, control, queue = kernels.new_workspace(W * H)
+    stamp, control, queue = enclosure.new_workspace(W * H)
     for i, (x, y) in enumerate(starts):
-        control[_START + i] = y * W + x
+        control[START + i] = y * W + x
     owner = np.zeros(W * H, np.int8)
-    kernels.flood_together(W, H, dots, owner, 1, len(starts), stamp, 5, queue, control, last_is_open)
-    return [int(control[_DONE + i]) for i in range(len(starts))]
+    enclosure.flood_together(W, H, dots, owner, 1, len(starts), stamp, 5, queue, control, last_is_open)
+    return [int(control[DONE + i]) for i in range(len(starts))]
 
 
 def test_a_flood_that_runs_dry_inside_an_undecided_group_is_not_reported_enclosed() -> None:
