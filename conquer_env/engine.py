@@ -165,6 +165,26 @@ class ConquerGame:
             return None
         return action % self.width, action // self.width
 
+    def parse_action(self, value: Any) -> int:
+        """Return the action of a move in the spec's notation (section 7): ``[x, y]`` or ``"pass"``.
+
+        ValueError naming the value and what is allowed; legality is :meth:`play`'s business.
+        """
+        if value == "pass":
+            return self.pass_action
+        if (
+            isinstance(value, (list, tuple))
+            and len(value) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        ):
+            return self.point_action(int(value[0]), int(value[1]))
+        raise ValueError(f'a move must be [x, y] or "pass", got {brief(value)}')
+
+    def format_action(self, action: int) -> list[int] | str:
+        """Return an action in the spec's notation: ``[x, y]`` for a placement, ``"pass"`` for the pass."""
+        xy = self.action_point(action)
+        return "pass" if xy is None else [xy[0], xy[1]]
+
     def dot(self, x: int, y: int) -> int:
         """Return the colour of the dot on (x, y): 0 none, 1 Red, 2 Blue."""
         return int(self.dots[y * self.width + x])

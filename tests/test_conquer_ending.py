@@ -215,3 +215,17 @@ def test_rule_2_3_red_moves_first_then_players_alternate() -> None:
     assert game.turn == 1 and game.dot(0, 0) == 1
     place(game, 1, 0)
     assert game.turn == 0 and game.dot(1, 0) == 2
+
+
+def test_moves_in_the_spec_notation() -> None:
+    """Spec section 7: moves are [x, y] or "pass", alternating from Red."""
+    game = ConquerGame.new(ConquerOptions.preset("small"))
+    for move in ([4, 4], "pass", [0, 8]):
+        game.play(game.parse_action(move))
+    assert game.dot(4, 4) == 1 and game.dot(0, 8) == 1 and game.ply == 3
+    assert game.format_action(game.point_action(0, 8)) == [0, 8] and game.format_action(81) == "pass"
+    for bad in ("a1", [1], [1.0, 2], None, [True, 2]):
+        with pytest.raises(ValueError, match='a move must be \\[x, y\\] or "pass"'):
+            game.parse_action(bad)
+    with pytest.raises(ValueError, match=r"point \(9, 0\) is off the 9 x 9 board"):
+        game.parse_action([9, 0])
