@@ -154,6 +154,7 @@ class ConquerVectorEnv:
         self._territory = options.scoring == "territory"
         self._masks = np.zeros((n, self.num_actions), np.int8)
         self._out: tuple[Any, ...] = ()
+        self._started = False
 
     def _outputs(self) -> tuple[Any, ...]:
         n = self.num_envs
@@ -187,6 +188,7 @@ class ConquerVectorEnv:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
         out = self._call(reset=True)
+        self._started = True
         return out[0], out[1], out[2]
 
     def step(self, actions: Any) -> tuple[Any, ...]:
@@ -198,6 +200,8 @@ class ConquerVectorEnv:
         return obs, masks, acting, rewards, terminated, truncated, infos
 
     def _check_actions(self, actions: Any) -> None:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
             raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {brief(actions)}")

@@ -153,6 +153,8 @@ def test_vector_env_truncation() -> None:
 
 def test_vector_env_refuses_an_illegal_row_and_steps_nothing() -> None:
     venv = ConquerVectorEnv(2, options=SMALL, seed=0)
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before step\(\)"):
+        venv.step(np.array([40, 40]))
     venv.reset()
     venv.step(np.array([40, 40]))
     before = venv.game(1).dots.copy()
