@@ -8,9 +8,11 @@ territory and dead dots, both methods' scores must be the engine's, and the end 
 
 from __future__ import annotations
 
+import time
 from typing import Any
 from urllib.parse import parse_qs
 
+import httpx
 import numpy as np
 
 from conquer_env.engine import ConquerGame
@@ -108,3 +110,32 @@ def test_a_human_plays_a_whole_9x9_game_against_the_ai(page: Any, live_server: L
     record = live_server.rooms[room].session.record()
     assert record["format"] == "conquer-record-v1" and record["result"]["winners"] == game.winners
     assert pg.locator("[data-testid=log-entry].capture").count() >= 1
+
+
+def test_a_finished_ai_game_replays_in_the_replay_viewer(page: Any, live_server: LiveServer) -> None:
+    pg = page
+    seats = [{"type": "ai", "strategy": "heuristic"}, {"type": "ai", "strategy": "random"}]
+    body = {"game": "conquer", "options": {"width": 9, "height": 9}, "seats": seats, "ai_speed": "instant", "seed": 1}
+    answer = httpx.post(live_server.url + "/api/rooms", json=body, headers={"origin": live_server.url}, timeout=30)
+    assert answer.status_code == 201, answer.text
+    room = live_server.rooms[answer.json()["room"]]
+    pg.goto(live_server.url + answer.json()["spectate"])  # the AIs play while someone watches
+    wait_state(pg, "d.over === 'true'")
+    assert pg.locator("[data-testid=legal-point]").count() == 0  # a spectator places nothing
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while not room.record_id and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert room.record_id, "the AI game was not saved in time"
+    game: ConquerGame = room.session.game
+    pg.goto(live_server.url + "/#replays")
+    pg.click(f"[data-testid=replay-item][data-id='{room.record_id}']")
+    pg.wait_for_selector("[data-testid=replay][data-game=conquer][data-ply='0']")
+    assert pg.locator(".cq-dot").count() == 0
+    pg.keyboard.press("End")
+    pg.wait_for_selector(f"[data-testid=replay][data-ply='{game.ply}']")
+    assert pg.locator(".cq-dot").count() == int(np.count_nonzero(game.dots))
+    assert pg.locator("[data-testid=territory]").count() == int(np.count_nonzero(game.owner))
+    assert "Gana Heurística" in pg.inner_text("[data-testid=turn-banner]")
+    pg.keyboard.press("ArrowLeft")
+    pg.wait_for_selector(f"[data-testid=replay][data-ply='{game.ply - 1}']")
+    assert pg.locator(".cq-dot").count() == int(np.count_nonzero(game.dots)) - 1

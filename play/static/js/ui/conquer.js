@@ -271,3 +271,112 @@ export class ConquerScreen {
       method: t(`conquer.scoring.${v.scoring}`) })}`;
   }
 }
+
+/** A Conquer record in the replay viewer: the board after any ply, forward and back (buttons, slider, ← / →). */
+export class ConquerReplayScreen {
+  /** @param {{onExit: Function, replay: object}} opts the record as GET /api/records/ID returns it */
+  constructor(root, { onExit, replay }) {
+    ensureStyles();
+    this.root = root;
+    this.onExit = onExit;
+    this.replay = replay;
+    this.plies = replay.plies || 0;
+    this.ply = 0;
+    this.cache = new Map();
+    this.players = (replay.players || []).map((id) => ({
+      name: id.startsWith("human:") ? id.slice(6) : ["random", "heuristic"].includes(id) ? t(`conquer.ai.${id}`) : id,
+    }));
+    this._keys = (ev) => this._key(ev);
+  }
+
+  async show() {
+    this._detach(); // shown again on a language change: one set of listeners
+    this.boardEl = el("div", { class: "board-area" });
+    this.bannerEl = el("div", { class: "banner panel", "data-testid": "turn-banner" });
+    this.scoresEl = el("p", { class: "muted", "data-testid": "replay-scores" });
+    this.slider = el("input", { type: "range", min: 0, max: this.plies, value: 0, "data-testid": "replay-slider",
+      "aria-label": t("replay.position"), oninput: () => this.goto(Number(this.slider.value)) });
+    this.plyEl = el("span", { "data-testid": "replay-ply", class: "ply-counter" });
+    this.logEl = el("ol", { class: "log", "data-testid": "replay-log" });
+    const b = (testid, label, fn) => el("button", { type: "button", "data-testid": testid, "aria-label": t(label),
+      title: t(label), onclick: fn }, t(`${label}_short`));
+    this.screenEl = el("div", { class: "conquer-screen replay-screen", "data-testid": "replay", "data-game": GAME },
+      this.boardEl,
+      el("aside", { class: "conquer-side" },
+        el("h1", { text: "Conquer" }), this.bannerEl, this.scoresEl,
+        el("div", { class: "row" },
+          b("replay-first", "replay.first", () => this.goto(0)),
+          b("replay-prev", "replay.prev", () => this.goto(this.ply - 1)),
+          b("replay-next", "replay.next", () => this.goto(this.ply + 1)),
+          b("replay-last", "replay.last", () => this.goto(this.plies))),
+        el("div", { class: "row" }, this.slider, this.plyEl),
+        el("div", { class: "row" },
+          el("button", { type: "button", "data-testid": "replay-exit", onclick: () => this.onExit() }, t("tutorial.exit")),
+          langSwitch()),
+        el("section", { class: "panel" }, el("h2", { text: t("game.log") }), this.logEl)));
+    this.root.replaceChildren(this.screenEl);
+    this.board = new ConquerBoard(this.boardEl, this.replay.layout, { label: t("conquer.board_label"), onPlace: () => {} });
+    document.addEventListener("keydown", this._keys);
+    this._unlang = onLangChange(() => this.show());
+    const ply = this.ply;
+    this.ply = -1;
+    await this.goto(ply);
+  }
+
+  _detach() {
+    document.removeEventListener("keydown", this._keys);
+    this._unlang?.();
+    this._unlang = null;
+  }
+
+  destroy() {
+    this._detach();
+    this.root.replaceChildren();
+  }
+
+  async goto(ply) {
+    ply = Math.max(0, Math.min(this.plies, ply));
+    const token = (this._tok = (this._tok || 0) + 1);
+    let v = this.cache.get(ply);
+    if (!v) {
+      v = await api.recordView(this.replay.id, ply);
+      this.cache.set(ply, v);
+    }
+    if (token !== this._tok) return;
+    this.ply = ply;
+    this.board.update(v, null);
+    const name = (p) => this.players[p]?.name || seatLabel(p);
+    let banner;
+    if (!v.over) banner = t("banner.turn_of", { name: name(v.turn) });
+    else if (v.truncated) banner = t("conquer.end.truncated", { n: v.ply });
+    else {
+      const s = v.scores[v.scoring];
+      const how = t(`conquer.end.${v.end_reason}`);
+      banner = v.winners.length
+        ? `${how} ${t("conquer.end.winner", { name: name(v.winners[0]), a: s[v.winners[0]], b: s[1 - v.winners[0]],
+          method: t(`conquer.scoring.${v.scoring}`) })}`
+        : `${how} ${t("conquer.end.draw", { a: s[0], b: s[1] })}`;
+    }
+    this.bannerEl.textContent = banner;
+    this.scoresEl.textContent = [0, 1].map((p) => `${name(p)}: ${t("conquer.score.dots", { n: v.scores.dots[p] })} · `
+      + `${t("conquer.score.territory", { n: v.scores.territory[p] })}`).join(" — ");
+    this.slider.value = String(ply);
+    this.plyEl.textContent = t("replay.ply_of", { n: ply, total: this.plies });
+    this.screenEl.dataset.ply = String(ply);
+    this.logEl.replaceChildren(...(v.log || []).map((e) => el("li", { value: e.ply, "data-testid": "log-entry",
+      class: e.capture || e.base ? "capture" : "",
+      text: e.action === "pass" ? t("conquer.log.pass", { who: name(e.seat) })
+        : t("conquer.log.place", { who: name(e.seat), x: e.point[0], y: e.point[1] }) })));
+  }
+
+  _key(ev) {
+    if (ev.target.closest?.("input, select")) return;
+    const steps = { ArrowRight: 1, ArrowLeft: -1 };
+    if (steps[ev.key]) {
+      ev.preventDefault();
+      this.goto(this.ply + steps[ev.key]);
+    } else if (ev.key === "Home") this.goto(0);
+    else if (ev.key === "End") this.goto(this.plies);
+    else if (ev.key === "Escape") this.onExit();
+  }
+}

@@ -54,6 +54,11 @@ export class ReplayScreen {
   /** Open a record the server lists: {id}. */
   async open(what) {
     this.replay = await api.openRecord(what.id);
+    if (this.replay.game === "conquer") { // a Conquer record: its own replay screen
+      const { ConquerReplayScreen } = await import("./conquer.js");
+      this.delegate = new ConquerReplayScreen(this.root, { onExit: this.onExit, replay: this.replay });
+      return this.delegate.show();
+    }
     if (this.replay.game === "alveole") { // another game's record: its own replay screen
       const { AlveoleReplayScreen } = await import("./alveole.js");
       this.delegate = new AlveoleReplayScreen(this.root, { onExit: this.onExit, replay: this.replay });
