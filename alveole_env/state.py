@@ -87,3 +87,45 @@ def start_board() -> NDArray[np.int8]:
         for q, r in cells:
             board[cell_index(q, r)] = piece_code(seat)
     return board
+
+
+def check_arrays(board: NDArray[np.int8], lines: NDArray[np.int8], scalars: NDArray[np.int32], max_plies: int) -> None:
+    """Raise ValueError unless (board, lines, scalars) is a state the kernels may run on.
+
+    The compiled kernels index tables by these values, so a state read from a file (a training checkpoint's
+    games in progress) is checked whole before it is used: shapes and types, piece codes, the line and piece
+    counts recomputed from the board, the player to move, the ply, the ending fields and the last move.
+    """
+    shapes = ((board, (NUM_CELLS,), np.int8), (lines, (NUM_LINES,), np.int8), (scalars, (NUM_SCALARS,), np.int32))
+    for array, shape, dtype in shapes:
+        if not isinstance(array, np.ndarray) or array.shape != shape or array.dtype != dtype:
+            got = f"{getattr(array, 'dtype', type(array).__name__)} {getattr(array, 'shape', '')}"
+            raise ValueError(f"state arrays must be {np.dtype(dtype).name} {shape}, got {got}")
+    if not np.isin(board, (EMPTY, piece_code(0), piece_code(1))).all():
+        raise ValueError(f"board cells must be {EMPTY}, {piece_code(0)} or {piece_code(1)}")
+    expected = np.zeros(NUM_LINES, dtype=np.int64)
+    for c in np.flatnonzero(board):
+        expected[LINE_OF[c]] += 1
+    if not np.array_equal(expected, lines):
+        raise ValueError("the line counts do not match the board")
+    for seat, entry in ((0, COUNT0), (1, COUNT1)):
+        count = int(np.count_nonzero(board == piece_code(seat)))
+        if int(scalars[entry]) != count or count > PIECES:
+            raise ValueError(f"seat {seat}'s piece count {int(scalars[entry])} does not match the board ({count})")
+    checks = (
+        (TURN, 0, 1),
+        (PLY, 0, max_plies),
+        (OVER, 0, 1),
+        (WINNER, -1, 1),
+        (END_REASON, -1, len(END_REASONS) - 1),
+        (LAST_FROM, -1, NUM_CELLS - 1),
+        (LAST_TO, -1, NUM_CELLS - 1),
+        (LAST_CAPTURE, 0, 1),
+    )
+    for entry, low, high in checks:
+        if not low <= int(scalars[entry]) <= high:
+            raise ValueError(f"scalar {entry} must be in {low}..{high}, got {int(scalars[entry])}")
+    if int(scalars[MAX_PLIES]) != max_plies:
+        raise ValueError(f"the ply limit {int(scalars[MAX_PLIES])} is not the options' {max_plies}")
+    if (int(scalars[OVER]) == 1) != (int(scalars[END_REASON]) >= 0):
+        raise ValueError("a game is over exactly when it has an end reason")

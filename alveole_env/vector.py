@@ -31,6 +31,7 @@ action raises ValueError naming the row and the action, and no game is stepped.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import numba
@@ -44,7 +45,7 @@ from alveole_env.engine import AlveoleGame
 from alveole_env.errors import brief
 from alveole_env.geometry import GRID_CELL, NUM_CELLS
 from alveole_env.options import AlveoleOptions
-from alveole_env.state import END_REASON, NUM_PLAYERS, OVER, PIECES, PLY, TURN, WINNER
+from alveole_env.state import END_REASON, NUM_PLAYERS, OVER, PIECES, PLY, TURN, WINNER, check_arrays
 
 # spinning OpenMP workers starve the games on a shared machine; a value set by the user wins
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -271,6 +272,27 @@ class AlveoleVectorEnv:
         out = np.empty(self.num_envs, dtype=np.int32)
         sample_masked(self._masks, self.rng.random(self.num_envs), out)
         return out
+
+    def check_state(self, saved: Mapping[str, Any]) -> None:
+        """Raise ValueError naming the slot unless saved game arrays are Alveole states the kernels may run on.
+
+        ``saved`` maps this env's array names to arrays read from a file (a training checkpoint, whose games in
+        progress ``dw train --resume`` restores): ``_state.0/1/2`` (every slot) and ``_init.0/1/2`` (the start).
+        """
+        limit = self.options.max_plies
+        if all(f"_init.{k}" in saved for k in range(3)):
+            try:
+                check_arrays(saved["_init.0"], saved["_init.1"], saved["_init.2"], limit)
+            except ValueError as exc:
+                raise ValueError(f"the start position: {exc}") from None
+        if not all(f"_state.{k}" in saved for k in range(3)):
+            return
+        boards, lines, scalars = (saved[f"_state.{k}"] for k in range(3))
+        for i in range(len(boards)):
+            try:
+                check_arrays(boards[i], lines[i], scalars[i], limit)
+            except ValueError as exc:
+                raise ValueError(f"game slot {i}: {exc}") from None
 
     def game(self, i: int) -> AlveoleGame:
         """Return an independent engine copy of game ``i`` (what scripted seats act on)."""

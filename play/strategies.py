@@ -155,9 +155,17 @@ def checkpoint_game(path: Path) -> str | None:
 
 
 def package_game(folder: Path) -> str | None:
-    """Return the game id an exported package's manifest names (``domain-wheel`` is Domain Wheel), or None."""
+    """Return the game id an exported package's manifest names (``domain-wheel`` is Domain Wheel), or None.
+
+    A manifest that names no game at all (written before packages had other games, or by hand) is Domain
+    Wheel's; one whose ``game`` entry is malformed, or that cannot be read, is offered nowhere.
+    """
     try:
         data = json.loads((folder / "strategy.json").read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            return None
+        if "game" not in data:
+            return games.DEFAULT_GAME
         name = data["game"]["name"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
