@@ -23,13 +23,14 @@ thread); a placement costs a bounded local flood (``conquer_env.kernels``), not 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
 
-from conquer_env import kernels
+from conquer_env import kernels, layout
 from conquer_env.encoding import num_actions, observation_size
 from conquer_env.engine import NUM_PLAYERS, ConquerGame, initial_arrays
 from conquer_env.errors import brief
@@ -223,6 +224,52 @@ class ConquerVectorEnv:
         out = np.zeros(self.num_envs, np.int32)
         _sample(self._masks, self.rng.random(self.num_envs), out)
         return out
+
+    def check_state(self, saved: Mapping[str, Any]) -> None:
+        """Raise ValueError naming the slot unless saved game arrays are states the kernels may run on.
+
+        ``saved`` maps this env's array names to arrays read from a file (a training checkpoint's games in
+        progress, which ``dw train --resume`` restores): ``_dots``, ``_owner`` and ``_scalars``, one row per
+        slot. Every value the kernels index with is checked: colour codes, no territory on the border, the
+        player to move, the passes, the ending, the ply against the options' limit and the free-point count.
+        """
+        if all(f"_init.{k}" in saved for k in range(3)):  # the start position, as a one-slot batch
+            try:
+                self.check_state(
+                    {
+                        "_dots": saved["_init.0"][None],
+                        "_owner": saved["_init.1"][None],
+                        "_scalars": saved["_init.2"][None],
+                    }
+                )
+            except ValueError as exc:
+                raise ValueError(f"the start position: {exc}") from None
+        if not all(name in saved for name in ("_dots", "_owner", "_scalars")):
+            return
+        dots, owner, scalars = saved["_dots"], saved["_owner"], saved["_scalars"]
+        w, h = self.options.width, self.options.height
+        edge = np.zeros((h, w), dtype=bool)
+        edge[[0, -1], :] = edge[:, [0, -1]] = True
+        border = edge.ravel()
+        limits = (
+            (layout.TO_MOVE, 0, 1),
+            (layout.PASSES, 0, 2),
+            (layout.OVER, 0, 1),
+            (layout.END_REASON, -1, len(layout.END_REASONS) - 1),
+            (layout.PLY, 0, self.options.ply_limit),
+        )
+        for i in range(len(dots)):
+            where = f"game slot {i}"
+            if not (np.isin(dots[i], (layout.NONE, layout.RED, layout.BLUE)).all()):
+                raise ValueError(f"{where}: dots must be 0 (none), 1 (red) or 2 (blue)")
+            if not (np.isin(owner[i], (layout.NONE, layout.RED, layout.BLUE)).all()) or owner[i][border].any():
+                raise ValueError(f"{where}: owners must be 0, 1 or 2, and border points are never owned (R-5.4)")
+            for entry, low, high in limits:
+                if not low <= int(scalars[i, entry]) <= high:
+                    raise ValueError(f"{where}: scalar {entry} must be in {low}..{high}, got {int(scalars[i, entry])}")
+            free = int(np.count_nonzero((dots[i] == 0) & (owner[i] == 0)))
+            if int(scalars[i, layout.FREE]) != free or int(scalars[i, layout.PLY_LIMIT]) != self.options.ply_limit:
+                raise ValueError(f"{where}: the free-point count or the ply limit does not match the position")
 
     def game(self, i: int) -> ConquerGame:
         """Return an independent engine copy of game ``i`` (what scripted seats act on)."""

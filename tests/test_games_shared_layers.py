@@ -192,21 +192,28 @@ def test_config_refuses_seats_and_options_of_another_game() -> None:
     assert config.imitation.teacher == "none" and config.eval.final_opponents == ["random", "heuristic"]
 
 
-def test_resume_refuses_a_tampered_game_in_progress(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("game", "array", "message"),
+    [
+        ("{name: alveole, max_plies: 80}", "_state.0", "game slot 3: board cells must be 0, 1 or 2"),
+        ("{name: conquer, width: 7, height: 7}", "_dots", r"game slot 3: dots must be 0 \(none\), 1 \(red\) or 2"),
+    ],
+)
+def test_resume_refuses_a_tampered_game_in_progress(tmp_path: Path, game: str, array: str, message: str) -> None:
     from policies.checkpoint import CheckpointError
     from training.config import load
     from training.ppo import train
 
-    config = load(_tiny_config(tmp_path, "{name: alveole, max_plies: 80}"), ["run.stop_after_updates=1"])
+    config = load(_tiny_config(tmp_path, game), ["run.stop_after_updates=1"])
     train(config, run_dir=tmp_path / "run")
     path = tmp_path / "run" / "checkpoint.pt"
     payload = torch.load(path, weights_only=True)
-    board = payload["training"]["table"]["env"]["_state.0"]
+    board = payload["training"]["table"]["env"][array]
     board[3, 7] = 9  # not a piece code: the compiled kernels would index out of their tables
     tampered = tmp_path / "tampered" / "checkpoint.pt"
     tampered.parent.mkdir()
     torch.save(payload, tampered)
     before = sorted(p.name for p in tampered.parent.iterdir())
-    with pytest.raises(CheckpointError, match=r"table.env: game slot 3: board cells must be 0, 1 or 2"):
+    with pytest.raises(CheckpointError, match=f"table.env: {message}"):
         train(config, resume=tampered)
     assert sorted(p.name for p in tampered.parent.iterdir()) == before
