@@ -114,7 +114,7 @@ def _tiny_config(tmp_path: Path, game: str) -> Path:
 run: {{name: tiny, seed: 2, total_env_steps: 1024, max_minutes: 0, device: cpu, torch_threads: 1,
        env_threads: 1, checkpoint_every: 1, progress: false, out_dir: {tmp_path / "runs"}}}
 game: {game}
-env: {{num_envs: 8, num_steps: 32}}
+env: {{num_envs: 8, num_steps: 32, opening_plies: 4}}
 ppo: {{num_minibatches: 2, update_epochs: 1}}
 network: {{channels: 8, cell_layers: 1, land_layers: 0, head_hidden: 16}}
 league: {{snapshot_every: 1, keep: 2, weights: {{latest: 1.0, past: 0.5, random: 0.5, heuristic: 0.5}}}}

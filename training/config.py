@@ -160,6 +160,10 @@ class EnvConfig(_Section):
     #: what the learner is rewarded for: ``win`` (the game's result, rule 9.5) or an exploiter objective of
     #: training/objectives.py (``lead_at_truncation``, ``centre_denial``) that searches the rules for loopholes
     objective: Literal["win", "lead_at_truncation", "centre_denial"] = "win"
+    #: every game of the training env starts with a uniform draw of 0..this many random legal env actions,
+    #: nobody's decision and not trained on, so the learner meets varied positions rather than one line
+    #: against deterministic opponents (the arena measures from random openings; 0: off)
+    opening_plies: int = _int(0, 0, 30)
 
 
 class PPOConfig(_Section):

@@ -86,14 +86,18 @@ class Table:
     seat: NDArray[np.int64]  # the learner's seat in each slot
     opponent: list[str]  # the opponent id in each slot
     games: NDArray[np.int64]  # games started in each slot (drives the seat rotation)
+    opening: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))  # random plies still to play
+    opening_plies: int = 0  # env.opening_plies: the most random plies a game starts with
 
     def start_game(self, slot: int, rng: np.random.Generator) -> None:
-        """Seat the learner (rotating) and draw the opponent for the game now starting in ``slot``."""
+        """Seat the learner (rotating) and draw the opponent (and the random opening's length) for ``slot``."""
         self.seat[slot] = (slot + self.games[slot]) % self.scripted.players
         self.games[slot] += 1
         self.opponent[slot] = self.league.sample(slot, rng)
         if slot >= self.league.num_envs - self.league.num_scripted:
             self.scripted.start_game(slot, self.opponent[slot], int(rng.integers(2**31)))
+        if self.opening_plies:
+            self.opening[slot] = int(rng.integers(self.opening_plies + 1))
 
 
 def env_threads(wanted: int) -> int:
@@ -233,10 +237,14 @@ def collect_rollout(
     finished = 0
     steps = 0
     while steps < num_steps and rollout.count.max() < rollout.capacity:
-        learner = table.player == table.seat
+        opening = table.opening > 0  # a game's first plies may be random (env.opening_plies): no one's decision
+        learner = (table.player == table.seat) & ~opening
         opp = np.array(table.opponent, dtype=object)
         actions = np.zeros(n, dtype=np.int64)
-        current = np.flatnonzero(learner | ((opp == LATEST) & (rows < first_scripted)))
+        if opening.any():
+            actions[opening] = table.env.sample_actions()[opening]
+            table.opening[opening] -= 1
+        current = np.flatnonzero(learner | ((opp == LATEST) & (rows < first_scripted) & ~opening))
         if len(current):
             a, logp, v = policy_step(net, table.obs[current], table.masks[current], device, amp, greedy=False)
             actions[current] = a
@@ -245,13 +253,13 @@ def collect_rollout(
             o = table.obs[slots]
             phi = conquest_potential(o, ctx["layout"], ctx["conquest_shaping"])
             rollout.store(slots, o, table.masks[slots], a[mine], logp[mine], v[mine], phi)
-        others = ~learner & (rows < first_scripted) & (opp != LATEST)
+        others = ~learner & ~opening & (rows < first_scripted) & (opp != LATEST)
         for sid in sorted(set(opp[others])):  # a fixed order: each forward pass draws from torch's RNG
             sel = np.flatnonzero(others & (opp == sid))
             actions[sel] = policy_step(
                 frozen.get(sid, table.league), table.obs[sel], table.masks[sel], device, amp, False
             )[0]
-        for slot in np.flatnonzero(~learner & (rows >= first_scripted)):
+        for slot in np.flatnonzero(~learner & ~opening & (rows >= first_scripted)):
             actions[slot] = table.scripted.action(int(slot), table.opponent[slot], int(table.player[slot]))
         table.obs, table.masks, player, rewards, terminated, truncated, info = table.env.step(actions)
         table.player = np.asarray(player, dtype=np.int64)
@@ -468,6 +476,7 @@ def start_session(
     seats, games = np.zeros(n, np.int64), np.zeros(n, np.int64)
     scripted = scripted_seats(config.game_id, env)
     table = Table(env, league, scripted, obs, masks, player.astype(np.int64), seats, [LATEST] * n, games)
+    table.opening, table.opening_plies = np.zeros(n, np.int64), config.env.opening_plies
     for slot in range(n):
         table.start_game(slot, rng)
     rollout = Rollout.allocate(config.env.num_steps, n, obs.shape[1], masks.shape[1])

@@ -66,6 +66,7 @@ class TableLike(Protocol):
     seat: NDArray[np.int64]
     opponent: list[str]
     games: NDArray[np.int64]
+    opening: NDArray[np.int64]
 
 
 class RolloutLike(Protocol):
@@ -138,6 +139,7 @@ def training_state(table: TableLike, rollout: RolloutLike, optimizer: Any, rng: 
             "seat": _tensor(table.seat),
             "opponent": list(table.opponent),
             "games": _tensor(table.games),
+            "opening": _tensor(table.opening),
             "scripted": st.to_json(scripted),
             "pending": _tensor(table.scripted.pending),
             "rollout": {
@@ -387,7 +389,8 @@ def _check_games(env: Any, saved: dict[str, Any]) -> None:
 def _read_table(value: Any, table: TableLike, rollout: RolloutLike, known: set[str]) -> dict[str, Any]:
     saved = st.check_keys(
         value,
-        ("env", "obs", "masks", "player", "seat", "opponent", "games", "scripted", "pending", "rollout"),
+        ("env", "obs", "masks", "player", "seat", "opponent", "games", "scripted", "pending", "rollout")
+        + (("opening",) if isinstance(value, dict) and "opening" in value else ()),  # older files: no openings
         "table",
     )
     env = table.env
@@ -412,6 +415,10 @@ def _read_table(value: Any, table: TableLike, rollout: RolloutLike, known: set[s
     _in_range(out["player"], "table.player", 0, players - 1)
     _in_range(out["seat"], "table.seat", 0, players - 1)
     _in_range(out["games"], "table.games", 0, 2**62)
+    if "opening" in saved:
+        out["opening"] = _in_range(_array(saved["opening"], table.opening, "table.opening"), "table.opening", 0, 30)
+    else:
+        out["opening"] = np.zeros_like(table.opening)
     first_scripted = table.league.num_envs - table.league.num_scripted
     opponents = st.read_list(saved["opponent"], "table.opponent", n)
     if len(opponents) != n:
@@ -485,6 +492,7 @@ def restore_training(
             np.copyto(target, value)
     table.obs, table.masks, table.player = tables["obs"], tables["masks"], tables["player"]
     table.seat, table.opponent, table.games = tables["seat"], tables["opponent"], tables["games"]
+    table.opening = tables["opening"]
     table.scripted.policies = tables["scripted"]
     table.scripted.pending[:] = tables["pending"]
     for name, value in tables["open_decisions"].items():
