@@ -88,6 +88,7 @@ class RolloutWorker:
         zeros = np.zeros(n, np.int64)
         scripted = scripted_seats(config.game_id, env)
         self.table = parts.table(env, league, scripted, obs, masks, player.astype(np.int64), zeros, [LATEST] * n, zeros)
+        self.table.opening, self.table.opening_plies = np.zeros(n, np.int64), config.env.opening_plies
         self.rollout = parts.rollout.allocate(config.env.num_steps, n, obs.shape[1], masks.shape[1])
         self.rng = np.random.default_rng(config.run.seed)  # replaced by the driver's stream at every rollout
         layout = None
@@ -198,6 +199,10 @@ def _take(value: Any, slots: np.ndarray) -> Any:
     return [value[int(i)] for i in slots]
 
 
+#: the table's per-slot rows a share of the slots carries (``opening``: older states have none)
+PER_SLOT_ROWS = ("obs", "masks", "player", "seat", "games", "pending", "opening")
+
+
 def split_state(full: dict[str, Any], slots: np.ndarray, per_slot: set[str]) -> dict[str, Any]:
     """Return the training state of the share ``slots`` of the run's ``full`` state (slots renumbered from 0).
 
@@ -215,6 +220,7 @@ def split_state(full: dict[str, Any], slots: np.ndarray, per_slot: set[str]) -> 
     part = {
         "env": {k: (_take(v, slots) if k in per_slot else v) for k, v in table["env"].items()},
         **{k: _take(table[k], slots) for k in ("obs", "masks", "player", "seat", "games", "opponent", "pending")},
+        **({"opening": _take(table["opening"], slots)} if "opening" in table else {}),
         "scripted": st.to_json(scripted),
         "rollout": {
             "open_decisions": {k: _take(v, slots) for k, v in roll["open_decisions"].items()},
@@ -233,7 +239,7 @@ def merge_states(
     merged = {
         **table,
         "env": {k: (v.clone() if isinstance(v, torch.Tensor) else v) for k, v in table["env"].items()},
-        **{k: table[k].clone() for k in ("obs", "masks", "player", "seat", "games", "pending")},
+        **{k: table[k].clone() for k in PER_SLOT_ROWS if k in table},
         "opponent": list(table["opponent"]),
     }
     entries = st.from_json(table["scripted"], "table.scripted")
@@ -241,8 +247,9 @@ def merge_states(
         part, index = state["table"], torch.from_numpy(slots)
         for k in per_slot:
             merged["env"][k][index] = part["env"][k]
-        for k in ("obs", "masks", "player", "seat", "games", "pending"):
-            merged[k][index] = part[k]
+        for k in PER_SLOT_ROWS:
+            if k in part:
+                merged[k][index] = part[k]
         for i, g in enumerate(slots):
             merged["opponent"][int(g)] = part["opponent"][i]
         mine = {int(g) for g in slots}
