@@ -13,7 +13,7 @@ Drivers of our engine, each playing uniformly random legal moves and restarting 
   including observations, masks and uniform sampling.
 
 The references (OpenSpiel's Python bindings, the ``bench`` extra) play the same way as
-``dw_cli.bench.engine.go_us_per_step``: legal actions and the observation tensor every step.
+``dw_cli.bench.reference.openspiel_us_per_step``: legal actions and the observation tensor every step.
 Both are two-player connection games on hex boards, the closest OpenSpiel has to Alveole.
 """
 
@@ -30,6 +30,7 @@ from alveole_env import rules
 from alveole_env.engine import AlveoleGame
 from alveole_env.state import OVER, TURN
 from alveole_env.vector import AlveoleVectorEnv
+from dw_cli.bench.reference import openspiel_us_per_step, random_play_us
 
 #: OpenSpiel references: label -> (game name, parameters)
 REFERENCES: dict[str, tuple[str, dict[str, int]]] = {
@@ -41,25 +42,17 @@ VECTOR_GAMES = 256
 
 def api_us_per_move(seconds: float, observe: bool, seed: int = 0) -> tuple[float, int]:
     """Return (µs per move, moves) of random legal play through the engine's Python API."""
-    rng = random.Random(seed)
     warm = AlveoleGame.new()  # compile / load every kernel outside the timed loop
     warm.observe()
     warm.play(warm.legal_actions()[0])
-    game = AlveoleGame.new()
-    moves = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        if game.over:
-            if time.perf_counter() > deadline:
-                break
-            game = AlveoleGame.new()
+
+    def move(game: AlveoleGame, rng: random.Random) -> None:
         legal = game.legal_actions()
         if observe:
             game.observe()
         game.play(legal[rng.randrange(len(legal))])
-        moves += 1
-    return (time.perf_counter() - start) / moves * 1e6, moves
+
+    return random_play_us(AlveoleGame.new, move, seconds, seed)
 
 
 @njit(cache=True, nogil=True)
@@ -107,29 +100,6 @@ def vector_us_per_step(seconds: float, seed: int = 0) -> tuple[float, int]:
         calls += 1
     steps = calls * VECTOR_GAMES
     return (time.perf_counter() - start) / steps * 1e6, steps
-
-
-def openspiel_us_per_step(name: str, params: dict[str, int], seconds: float, seed: int = 0) -> float | None:
-    """Return an OpenSpiel game's µs per step (legal actions + observation tensor + apply), or None if absent."""
-    try:
-        import pyspiel
-    except ImportError:
-        return None
-    rng = random.Random(seed)
-    game = pyspiel.load_game(name, params)
-    steps = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            legal = state.legal_actions()
-            state.observation_tensor()
-            state.apply_action(legal[rng.randrange(len(legal))])
-            steps += 1
-        if time.perf_counter() > deadline:
-            break
-    return (time.perf_counter() - start) / steps * 1e6
 
 
 def run(seconds: float = 5.0) -> dict[str, Any]:

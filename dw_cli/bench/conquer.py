@@ -9,7 +9,7 @@ Three drivers on the 15 x 15 default board and the 39 x 32 classic board:
   (illegal ones, sealed since, skipped): the engine's own cost.
 
 The reference (OpenSpiel, ``import pyspiel``) plays go 19x19 with legal actions and the observation tensor
-every step, measured in the same run (``dw_cli.bench.engine.go_us_per_step``).
+every step, measured in the same run (``dw_cli.bench.reference.go_reference``).
 
 **Fill levels.** The per-move cost must not grow with the dots on the board (the enclosure test is a
 local flood, ``conquer_env.kernels``): positions are sampled from random games when 10 %, 40 % and 70 %
@@ -32,6 +32,7 @@ from conquer_env import kernels
 from conquer_env.engine import ConquerGame, initial_arrays
 from conquer_env.layout import OVER
 from conquer_env.options import ConquerOptions
+from dw_cli.bench.reference import go_reference, random_play_us
 
 BOARDS: dict[str, ConquerOptions] = {
     "15x15": ConquerOptions.preset("default"),
@@ -42,25 +43,17 @@ FILL_LEVELS: tuple[float, ...] = (0.1, 0.4, 0.7)
 
 def api_us_per_move(options: ConquerOptions, seconds: float, observe: bool, seed: int = 0) -> tuple[float, int]:
     """Return (µs per move, moves) of random legal placements through the Python API for about ``seconds``."""
-    rng = random.Random(seed)
     game = ConquerGame.new(options)
     game.play(int(game.legal_points()[0]))  # compile / warm up outside the clock
     game.observe()
-    game = ConquerGame.new(options)
-    moves = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        if game.over:
-            if time.perf_counter() > deadline:
-                break
-            game = ConquerGame.new(options)
+
+    def place(game: ConquerGame, rng: random.Random) -> None:
         points = game.legal_points()
         if observe:
             game.observe()
         game.play(int(points[rng.randrange(len(points))]))
-        moves += 1
-    return (time.perf_counter() - start) / moves * 1e6, moves
+
+    return random_play_us(lambda: ConquerGame.new(options), place, seconds, seed)
 
 
 @njit(cache=True, nogil=True)
@@ -160,17 +153,10 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
     """Run the benchmark, print a table and return the numbers (``seconds`` is spent per measurement)."""
     if not 0.1 <= seconds <= 3600:
         raise ValueError(f"seconds must be in 0.1..3600, got {seconds!r}")
-    from dw_cli.bench.engine import go_us_per_step
-
     results: dict[str, Any] = {}
-    go = go_us_per_step(seconds)
+    title = "dw bench engine --game conquer: random legal play, one core, µs per move (lower is better)"
+    go = go_reference(seconds, title, 40, "OpenSpiel not installed: no reference")
     results["openspiel_go19_us_per_step"] = go
-    print("dw bench engine --game conquer: random legal play, one core, µs per move (lower is better)")
-    print(
-        f"  {'OpenSpiel go 19x19 (reference)':<40} {go:8.2f} µs/step"
-        if go
-        else "  OpenSpiel not installed: no reference"
-    )
     drivers: tuple[tuple[str, Callable[[ConquerOptions], tuple[float, int]]], ...] = (
         ("Python API", functools.partial(api_us_per_move, seconds=seconds, observe=False)),
         ("Python API + observation", functools.partial(api_us_per_move, seconds=seconds, observe=True)),

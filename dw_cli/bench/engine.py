@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from dw_cli.bench.reference import go_reference, openspiel_us_per_step, random_play_us
 from dw_env.engine import PASS_MOVE, Game, initial_arrays, kernel_tables, new_workspace
 from dw_env.options import GameOptions
 from dw_env.rules.layout import OVER, PASS
@@ -39,29 +40,22 @@ MAPS: dict[str, GameOptions] = {
 
 def engine_us_per_decision(options: GameOptions, seconds: float, seed: int = 0) -> tuple[float, int]:
     """Return (µs per decision, decisions played) of random legal play for about ``seconds``."""
-    rng = random.Random(seed)
     game = Game.new(options)
     warm = game.movable_cells()  # compile / warm up every call outside the timed loop
     game.destination_cells(int(warm[0]))
     game.play(PASS_MOVE)
-    game = Game.new(options)
-    decisions = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        if game.over:
-            if time.perf_counter() > deadline:
-                break
-            game = Game.new(options)
-        pieces = game.movable_cells()
-        if len(pieces) == 0:
-            game.play(PASS_MOVE)
-        else:
-            src = int(pieces[rng.randrange(len(pieces))])
-            cells, _ = game.destination_cells(src)
-            game.play((src, int(cells[rng.randrange(len(cells))])))
-        decisions += 1
-    return (time.perf_counter() - start) / decisions * 1e6, decisions
+    return random_play_us(lambda: Game.new(options), _random_decision, seconds, seed)
+
+
+def _random_decision(game: Game, rng: random.Random) -> None:
+    """Play one random legal decision: a random movable piece to a random destination, or a pass."""
+    pieces = game.movable_cells()
+    if len(pieces) == 0:
+        game.play(PASS_MOVE)
+    else:
+        src = int(pieces[rng.randrange(len(pieces))])
+        cells, _ = game.destination_cells(src)
+        game.play((src, int(cells[rng.randrange(len(cells))])))
 
 
 @njit(cache=True, nogil=True)
@@ -110,25 +104,7 @@ def compiled_us_per_decision(options: GameOptions, seconds: float, seed: int = 0
 
 def go_us_per_step(seconds: float, seed: int = 0) -> float | None:
     """Return OpenSpiel go 19x19's µs per step (legal actions + observation tensor), or None if absent."""
-    try:
-        import pyspiel
-    except ImportError:
-        return None
-    rng = random.Random(seed)
-    game = pyspiel.load_game("go", {"board_size": 19})
-    steps = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            legal = state.legal_actions()
-            state.observation_tensor()
-            state.apply_action(legal[rng.randrange(len(legal))])
-            steps += 1
-        if time.perf_counter() > deadline:
-            break
-    return (time.perf_counter() - start) / steps * 1e6
+    return openspiel_us_per_step("go", {"board_size": 19}, seconds, seed)
 
 
 def run(seconds: float = 5.0) -> dict[str, Any]:
@@ -136,14 +112,9 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
     if not 0.1 <= seconds <= 3600:  # also refuses nan and inf, which would never end a measuring loop
         raise ValueError(f"seconds must be in 0.1..3600, got {seconds!r}")
     results: dict[str, Any] = {}
-    go = go_us_per_step(seconds)
+    title = "dw bench engine: random legal play, one core, µs per decision (lower is better)"
+    go = go_reference(seconds, title, 34, "OpenSpiel not installed (pip install -e '.[bench]'): no reference")
     results["openspiel_go19_us_per_step"] = go
-    print("dw bench engine: random legal play, one core, µs per decision (lower is better)")
-    print(
-        f"  {'OpenSpiel go 19x19 (reference)':<34} {go:8.2f} µs/step"
-        if go
-        else "  OpenSpiel not installed (pip install -e '.[bench]'): no reference"
-    )
     for label, options in MAPS.items():
         for driver, measure in (("Python API", engine_us_per_decision), ("compiled loop", compiled_us_per_decision)):
             us, n = measure(options, seconds)
