@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from alveole_env.engine import AlveoleGame, Move
 from alveole_env.geometry import CELLS, NUM_CELLS
 from alveole_env.options import AlveoleOptions
@@ -15,23 +12,12 @@ from play.games import JSON
 SEAT_NAMES: tuple[str, ...] = ("black", "white")
 #: the seats' default player names (Spanish, like the page's default language)
 SEAT_DISPLAY_NAMES: tuple[str, ...] = ("Negras", "Blancas")
-#: the most log entries a view carries (the record keeps every move)
-LOG_LENGTH = 40
 
 
 def cell(index: int) -> list[int]:
     """Return ``[q, r]`` of a cell."""
     q, r = CELLS[index]
     return [q, r]
-
-
-def brief(value: Any) -> str:
-    """Return a short JSON rendering of a received value for an error message."""
-    try:
-        text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def layout(options: AlveoleOptions) -> JSON:

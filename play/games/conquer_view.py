@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import numpy as np
 
 from conquer_env.engine import ConquerGame
@@ -17,17 +14,6 @@ from play.games import JSON
 SEAT_NAMES: tuple[str, ...] = ("red", "blue")
 #: the seats' default player names (Spanish, like the page's default language)
 SEAT_DISPLAY_NAMES: tuple[str, ...] = ("Rojo", "Azul")
-#: the most log entries a view carries (the record keeps every action)
-LOG_LENGTH = 40
-
-
-def brief(value: Any) -> str:
-    """Return a short JSON rendering of a received value for an error message."""
-    try:
-        text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def point(game: ConquerGame, action: int) -> list[int] | None:
