@@ -39,7 +39,16 @@ class BoardNetworkPolicy(Policy):
             logits, value = self.net(torch.from_numpy(obs)[None])
         return logits[0].numpy(), float(value[0])
 
+    def fit_grid(self, game: Any) -> None:
+        """Point the network at ``game``'s grid (its weights run on any grid size of the game)."""
+        from policies import games
+
+        _, height, width = games.get(self.game_id).planes(game.options)  # type: ignore[attr-defined]
+        if (height, width) != (self.net.height, self.net.width):
+            self.net.set_grid(height, width)
+
     def act(self, game: Any, seat: int) -> int:  # type: ignore[override]
+        self.fit_grid(game)
         obs, mask = game.observe()
         logits, _ = self.scores(obs)
         legal = np.flatnonzero(mask)

@@ -64,7 +64,9 @@ class BoardSearchPolicy(Policy):
     name = "search"
     display_name = "Búsqueda"
 
-    def __init__(self, net: Any, params: SearchParams, seed: int | None = None, label: str = "search") -> None:
+    def __init__(
+        self, net: Any, params: SearchParams, seed: int | None = None, label: str = "search", fit: Any = None
+    ) -> None:
         super().__init__(seed)
         import torch
 
@@ -72,6 +74,7 @@ class BoardSearchPolicy(Policy):
         self.net = net.eval()
         self.params = params
         self.label = label
+        self.fit = fit  # points the network at a game's grid (BoardNetworkPolicy.fit_grid), or None
         self._kept: Node | None = None  # the subtree below the move played last
 
     def reset(self, seed: int | None = None) -> None:
@@ -151,6 +154,8 @@ class BoardSearchPolicy(Policy):
     def act(self, game: Any, seat: int) -> int:  # type: ignore[override]
         if game.over or game.turn != seat:
             raise ValueError(f"{self.label}: asked to move for seat {seat}, but it is not that seat's turn")
+        if self.fit is not None:
+            self.fit(game)
         root = self._root(game)
         if root.value is None:
             self._expand(root)
@@ -190,4 +195,5 @@ def load(spec: str, game: Any, seed: int | None = None) -> BoardSearchPolicy:
     check_spec(spec, game)
     path, params = split_spec(spec)
     network = load_network(path, game, seed=seed)
-    return BoardSearchPolicy(network.net, params, seed=seed, label=f"{PREFIX}{Path(path).name}")
+    label = f"{PREFIX}{Path(path).name}"
+    return BoardSearchPolicy(network.net, params, seed=seed, label=label, fit=network.fit_grid)

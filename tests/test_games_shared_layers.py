@@ -159,8 +159,10 @@ def test_conquer_trains_and_its_network_plays_another_grid(tmp_path: Path) -> No
     adapter = games.get("conquer")
     seat = adapter.make_seat(str(tmp_path / "run" / "policy.pt"), seed=0)
     bigger = adapter.new_game(adapter.options_from_dict({"width": 9, "height": 9}))
-    seat.net.set_grid(9, 9)  # the same weights read a 9x9 grid
-    assert seat.act(bigger, bigger.turn) in bigger.legal_actions()
+    assert seat.act(bigger, bigger.turn) in bigger.legal_actions()  # the same weights read the 9x9 grid
+    assert (seat.net.height, seat.net.width) == (9, 9)
+    search = adapter.make_seat(f"search:{tmp_path / 'run' / 'policy.pt'}?playouts=4", seed=0)
+    assert search.act(bigger, bigger.turn) in bigger.legal_actions()
 
 
 def test_board_network_shapes_and_bad_observations() -> None:
