@@ -1,4 +1,4 @@
-"""Every agent shipped in checkpoints/ loads as an arena seat and plays legal moves to the end of a game."""
+"""Every agent shipped in checkpoints/ loads as an arena seat of its game and plays legal moves to the end of a game."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from dw_env.engine import Game
 from dw_env.options import GameOptions
-from policies import make
+from policies import games, make
 from policies.files import load_policy_file
 
 SHIPPED = sorted((Path(__file__).resolve().parent.parent / "checkpoints").glob("*.pt"))
@@ -23,6 +23,18 @@ def test_checkpoints_are_shipped_with_model_cards() -> None:
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
 def test_shipped_agent_plays_a_legal_game(path: Path) -> None:
+    import torch
+
+    game_id = torch.load(path, weights_only=True).get("game", games.DEFAULT_GAME)
+    if game_id != games.DEFAULT_GAME:  # a board game's agent: against random, through its game's adapter
+        adapter = games.get(game_id)
+        seats = [adapter.make_seat(str(path), seed=0), adapter.make_seat("random", seed=1)]
+        board = adapter.new_game(adapter.default_options())
+        while not board.over:
+            action = seats[board.turn].act(board, board.turn)
+            assert action in board.legal_actions()
+            board.play(action)
+        return
     agent = load_policy_file(path, seed=0)
     agent.reset(seed=0)
     game = Game.new(GameOptions(land_radius=1, map_radius=2, max_rounds=40))
