@@ -42,24 +42,22 @@ class AlveoleSession(BoardSession):
     game: AlveoleGame
     _view = staticmethod(view)
 
-    def select(self, seat: int, message: Mapping[str, Any]) -> JSON:
-        """Return the destinations of the acting seat's piece on ``message["cell"]`` (R-3.7)."""
-        src = parse_cell(message.get("cell"), "cell")
-        self._check_turn(seat)
-        if src not in self.game.pieces(seat):
+    def _selected(self, value: Any) -> int:
+        return parse_cell(value, "cell")
+
+    def _selection(self, seat: int, target: int, message: Mapping[str, Any]) -> JSON:
+        """Return the destinations of the acting seat's piece on ``target`` (R-3.7)."""
+        if target not in self.game.pieces(seat):
             raise InputError(
                 "not_your_piece",
-                f"cell {cell(src)} holds no piece of {SEAT_NAMES[seat]}",
+                f"cell {cell(target)} holds no piece of {SEAT_NAMES[seat]}",
                 allowed=[cell(c) for c in sorted({m.src for m in self.game.legal_moves()})],
             )
-        return {
-            "cell": cell(src),
-            "destinations": [{"to": cell(m.dst), "capture": m.capture} for m in self.game.destinations(src).values()],
-        }
+        destinations = self.game.destinations(target).values()
+        return {"cell": cell(target), "destinations": [{"to": cell(m.dst), "capture": m.capture} for m in destinations]}
 
-    def parse_input(self, seat: int, message: Mapping[str, Any]) -> int:
+    def _action_of(self, message: Mapping[str, Any]) -> int:
         action = message.get("action")
-        self._check_turn(seat)
         if action != "move":
             raise InputError("bad_message", f"action must be move (Alveole has no pass), got {brief(action)}", ["move"])
         src = parse_cell(message.get("from"), "from")

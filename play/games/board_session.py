@@ -70,6 +70,29 @@ class BoardSession(GameSession):
     def over(self) -> bool:
         return bool(self.game.over)
 
+    def select(self, seat: int, message: Mapping[str, Any]) -> JSON:
+        """Return what a selection of ``message["cell"]`` by the seat to act answers (the game's :meth:`_selection`)."""
+        target = self._selected(message.get("cell"))
+        self._check_turn(seat)
+        return self._selection(seat, target, message)
+
+    def parse_input(self, seat: int, message: Mapping[str, Any]) -> int:
+        """Return the action of ``seat``'s input message (the game's :meth:`_action_of`) on that seat's turn."""
+        self._check_turn(seat)
+        return self._action_of(message)
+
+    @abstractmethod
+    def _selected(self, value: Any) -> int:
+        """Return the cell index or action a selection names; InputError if it names none."""
+
+    @abstractmethod
+    def _selection(self, seat: int, target: int, message: Mapping[str, Any]) -> JSON:
+        """Return the answer to ``seat``'s selection of ``target``."""
+
+    @abstractmethod
+    def _action_of(self, message: Mapping[str, Any]) -> int:
+        """Return the action int of an input message; InputError naming what is allowed."""
+
     def ai_snapshot(self) -> Any:
         return self.game.copy()
 

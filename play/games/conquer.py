@@ -43,22 +43,22 @@ class ConquerSession(BoardSession):
     game: ConquerGame
     _view = staticmethod(view)
 
-    def select(self, seat: int, message: Mapping[str, Any]) -> JSON:
-        """Return whether the point ``message["cell"]`` is legal for the acting seat now, and why not."""
-        action = parse_point(self.game, message.get("cell"), "cell")
-        self._check_turn(seat)
-        legal = self.game.is_legal(action)
+    def _selected(self, value: Any) -> int:
+        return parse_point(self.game, value, "cell")
+
+    def _selection(self, seat: int, target: int, message: Mapping[str, Any]) -> JSON:
+        """Return whether the point ``target`` is legal for the acting seat now, and why not (rule R-3.3)."""
+        legal = self.game.is_legal(target)
         out: JSON = {"cell": list(message["cell"]), "legal": legal}
         if not legal:
             try:
-                self.game.copy().play(action)
+                self.game.copy().play(target)
             except IllegalActionError as exc:
                 out["reason"] = str(exc)
         return out
 
-    def parse_input(self, seat: int, message: Mapping[str, Any]) -> int:
+    def _action_of(self, message: Mapping[str, Any]) -> int:
         action = message.get("action")
-        self._check_turn(seat)
         if action == "pass":
             return self.game.pass_action
         if action == "place":
