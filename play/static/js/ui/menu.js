@@ -2,9 +2,10 @@
 // package the server lists, with its card), player names, map size and every rule option; online rooms with one
 // invite link per human seat and a spectator link; the tutorial and the replays.
 
-import { t, getLang, langSwitch } from "../i18n.js";
+import { t, getLang } from "../i18n.js";
 import * as api from "../api.js";
 import { el } from "./hud.js";
+import { bigButton, menuPage } from "./screen_parts.js";
 
 const SEAT_KEYS = ["blue", "green", "red"];
 const DEFAULT_SEATS = ["human", "balanced", "balanced"];
@@ -177,21 +178,12 @@ export class MenuScreen {
           optionInputs.land_radius[1].value = n;
           optionInputs.map_radius[1].value = R;
         } }, t(key))));
-    this.root.replaceChildren(el("main", { class: "menu-screen scroll", "data-testid": "menu" },
-      el("header", { class: "menu-head" },
-        el("h1", { text: "Domain Wheel" }),
-        el("p", { class: "tagline", text: t("menu.tagline") }),
-        langSwitch()),
-      el("div", { class: "menu-actions row" },
-        el("button", { type: "button", class: "primary big", "data-testid": "play", onclick: start }, t("menu.play")),
-        el("button", { type: "button", class: "big", "data-testid": "tutorial", onclick: () => this.hooks.onTutorial() },
-          t("menu.tutorial")),
-        el("button", { type: "button", class: "big", "data-testid": "replays", onclick: () => this.hooks.onReplays() },
-          t("menu.replays")),
-        this.hooks.onAlveole ? el("button", { type: "button", class: "big", "data-testid": "menu-alveole",
-          onclick: () => this.hooks.onAlveole() }, t("menu.alveole")) : null,
-        this.hooks.onConquer ? el("button", { type: "button", class: "big", "data-testid": "menu-conquer",
-          onclick: () => this.hooks.onConquer() }, t("menu.conquer")) : null),
+    this.root.replaceChildren(menuPage("menu", "Domain Wheel", t("menu.tagline"), [
+      bigButton("play", t("menu.play"), start, true),
+      bigButton("tutorial", t("menu.tutorial"), () => this.hooks.onTutorial()),
+      bigButton("replays", t("menu.replays"), () => this.hooks.onReplays()),
+      this.hooks.onAlveole ? bigButton("menu-alveole", t("menu.alveole"), () => this.hooks.onAlveole()) : null,
+      this.hooks.onConquer ? bigButton("menu-conquer", t("menu.conquer"), () => this.hooks.onConquer()) : null],
       errorEl,
       el("section", { class: "panel" }, el("h2", { text: t("menu.players") }), ...seats.map((s) => s.row),
         el("p", { class: "muted", text: t("menu.online_hint") })),

@@ -5,6 +5,7 @@ import { t, onLangChange, langSwitch } from "../i18n.js";
 import * as api from "../api.js";
 import { DomainWheelView, normaliseLayout, normaliseState } from "../board/domain_wheel.js";
 import { el, logText, renderBanner, renderCards } from "./hud.js";
+import { RecordViews, replayControls, replayKey } from "./screen_parts.js";
 
 export class ReplayScreen {
   constructor(root, { onExit, record = null }) {
@@ -75,7 +76,7 @@ export class ReplayScreen {
       id.startsWith("human:") ? { name: id.slice(6), ai: null } : { name: null, ai: id, aiName: names[id] || id }));
     this.plies = this.replay.plies;
     this.ply = 0;
-    this.cache = new Map();
+    this.views = new RecordViews(this.replay.id, this.plies);
     this.moves = this.replay.moves || [];
     this._build();
     document.addEventListener("keydown", this._keys);
@@ -94,38 +95,25 @@ export class ReplayScreen {
     this.boardEl = el("div", { class: "board-wrap" });
     this.cardsEl = el("div", { class: "cards panel" });
     this.bannerEl = el("div", { class: "banner", "data-testid": "turn-banner" });
-    this.slider = el("input", { type: "range", min: 0, max: this.plies, value: 0, "data-testid": "replay-slider",
-      "aria-label": t("replay.position"), oninput: () => this.goto(Number(this.slider.value)) });
-    this.plyEl = el("span", { "data-testid": "replay-ply", class: "ply-counter" });
+    const steps = replayControls(this);
     this.logEl = el("ol", { class: "log replay-log", "data-testid": "replay-log" });
-    const b = (testid, label, fn) => el("button", { type: "button", "data-testid": testid, "aria-label": t(label),
-      title: t(label), onclick: fn }, t(`${label}_short`));
     this.root.replaceChildren(el("div", { class: "replay-screen", "data-testid": "replay" },
       this.boardEl,
       el("div", { class: "hud-top" }, this.cardsEl, this.bannerEl,
         el("div", { class: "log-panel panel" }, el("h2", { text: t("game.log") }), this.logEl)),
       el("div", { class: "toolbar panel replay-bar" },
-        b("replay-first", "replay.first", () => this.goto(0)),
-        b("replay-prev", "replay.prev", () => this.goto(this.ply - 1)),
-        b("replay-next", "replay.next", () => this.goto(this.ply + 1)),
-        b("replay-last", "replay.last", () => this.goto(this.plies)),
-        this.slider, this.plyEl,
+        ...steps, this.slider, this.plyEl,
         el("button", { type: "button", "data-testid": "replay-exit", onclick: () => this.onExit() }, t("tutorial.exit")),
         langSwitch())));
     this.view = new DomainWheelView(this.boardEl, this.layout, { interactive: false });
   }
 
   async goto(ply) {
-    ply = Math.max(0, Math.min(this.plies, ply));
-    const token = (this._tok = (this._tok || 0) + 1);
-    let v = this.cache.get(ply);
-    if (!v) {
-      v = await api.recordView(this.replay.id, ply);
-      this.cache.set(ply, v);
-    }
-    if (token !== this._tok) return;
-    this.ply = ply;
-    if (ply === 0) this.firstTurn = v.turn ?? 0;
+    const got = await this.views.at(ply);
+    if (!got) return;
+    const [at, v] = got;
+    this.ply = at;
+    if (at === 0) this.firstTurn = v.turn ?? 0;
     this.current = normaliseState(this.layout, v);
     this._renderFrame();
   }
@@ -160,15 +148,6 @@ export class ReplayScreen {
   }
 
   _key(ev) {
-    if (ev.target.closest?.("input, select")) return;
-    const k = ev.key;
-    const moves = { ArrowRight: 1, ArrowLeft: -1 };
-    if (moves[k]) {
-      ev.preventDefault();
-      this.goto(this.ply + moves[k]);
-    } else if (k === "Home") this.goto(0);
-    else if (k === "End") this.goto(this.plies);
-    else if (k === "Escape") this.onExit();
-    else if (this.view.map.key(ev)) ev.preventDefault();
+    if (!replayKey(this, ev) && this.view.map.key(ev)) ev.preventDefault();
   }
 }
