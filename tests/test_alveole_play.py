@@ -12,6 +12,7 @@ from alveole_env.geometry import CELLS
 from play import games
 from play.games import InputError
 from play.games.alveole import AlveoleAdapter, AlveoleSession
+from tests.board_play_helpers import assert_record_replays, play_ai_game
 
 ADAPTER = games.get("alveole")
 START_POSITION = {"to_move": 2, "pieces": [[0, 0, 1], [2, -1, 1], [-3, -1, 2], [3, 1, 2]]}
@@ -79,26 +80,10 @@ def test_selecting_a_piece_that_is_not_yours_lists_yours() -> None:
 
 def test_ai_seats_play_a_game_that_replays() -> None:
     session = _session()
-    seats = [ADAPTER.make_policy("heuristic", 1), ADAPTER.make_policy("random", 2)]
-    while not session.over:
-        seat = session.turn
-        assert seat is not None
-        session.apply(session.ai_action(seats[seat], session.ai_snapshot(), seat))
+    play_ai_game(ADAPTER, session)
     view = session.view()
     assert view["over"] and view["winners"] and view["winning_group"]
-    record = session.record()
-    summary = ADAPTER.record_summary(record)
-    assert summary["plies"] == session.ply and summary["result"]["winners"] == view["winners"]
-    cursor = ADAPTER.replay_start(record)
-    assert ADAPTER.replay_view(cursor, session.ply)["board"] == view["board"]
-    assert ADAPTER.replay_view(cursor, 0)["board"] == [int(v) for v in AlveoleGame.new().board]
-    with pytest.raises(InputError, match="ply must be an integer"):
-        ADAPTER.replay_view(cursor, session.ply + 1)
-    with pytest.raises(InputError) as info:
-        ADAPTER.replay_start({**record, "actions": record["actions"][:-1]})
-    assert info.value.code == "bad_record"
-    with pytest.raises(InputError, match="the game is over"):
-        session.apply(0)
+    assert_record_replays(ADAPTER, session, "board", "board", [int(v) for v in AlveoleGame.new().board])
 
 
 def test_positions_and_unknown_seats() -> None:

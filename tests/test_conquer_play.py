@@ -11,6 +11,7 @@ from conquer_env.position import from_text, to_dict
 from play import games
 from play.games import InputError
 from play.games.conquer import ConquerAdapter, ConquerSession
+from tests.board_play_helpers import assert_record_replays, play_ai_game
 
 ADAPTER = games.get("conquer")
 NEARLY = """
@@ -100,26 +101,10 @@ def test_an_occupied_point_is_an_illegal_move_and_changes_nothing() -> None:
 
 def test_ai_seats_play_a_game_that_replays() -> None:
     session = _session(scoring="territory")
-    seats = [ADAPTER.make_policy("heuristic", 1), ADAPTER.make_policy("random", 2)]
-    while not session.over:
-        seat = session.turn
-        assert seat is not None
-        session.apply(session.ai_action(seats[seat], session.ai_snapshot(), seat))
+    play_ai_game(ADAPTER, session)
     view = session.view()
     assert view["over"] and view["winners"] == [0] and view["scoring"] == "territory"
-    record = session.record()
-    summary = ADAPTER.record_summary(record)
-    assert summary["plies"] == session.ply and summary["result"]["winners"] == [0]
-    cursor = ADAPTER.replay_start(record)
-    assert ADAPTER.replay_view(cursor, session.ply)["owner"] == view["owner"]
-    assert ADAPTER.replay_view(cursor, 0)["dots"] == [0] * 81
-    with pytest.raises(InputError, match="ply must be an integer"):
-        ADAPTER.replay_view(cursor, session.ply + 1)
-    with pytest.raises(InputError) as info:
-        ADAPTER.replay_start({**record, "actions": record["actions"][:-1]})
-    assert info.value.code == "bad_record"
-    with pytest.raises(InputError, match="the game is over"):
-        session.apply(0)
+    assert_record_replays(ADAPTER, session, "owner", "dots", [0] * 81)
 
 
 def test_positions_options_and_unknown_seats() -> None:

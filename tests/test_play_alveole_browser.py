@@ -7,46 +7,29 @@ be the engine's, captures show in the log, and the end shows the reason and high
 
 from __future__ import annotations
 
-import time
 from typing import Any
-from urllib.parse import parse_qs
 
 import httpx
 
 from alveole_env.engine import AlveoleGame
 from alveole_env.geometry import CELLS
 from policies.alveole import HeuristicSeat
-from tests.play_fixtures import TIMEOUT_MS, LiveServer, needs_chromium
+from tests import board_play_helpers as board
+from tests.play_fixtures import LiveServer, needs_chromium
 
 pytestmark = needs_chromium
 pytest_plugins = ["tests.play_fixtures"]
-
-GAME = "[data-testid=game-screen]"
 
 
 def qr(cell: int) -> str:
     return "{},{}".format(*CELLS[cell])
 
 
-def wait_state(pg: Any, condition: str) -> None:
-    pg.wait_for_function(
-        f"(() => {{ const d = document.querySelector('{GAME}')?.dataset; return d && ({condition}); }})()",
-        timeout=TIMEOUT_MS,
-    )
-
-
 def open_alveole_room(pg: Any, server: LiveServer, rival: str = "random") -> tuple[str, AlveoleGame]:
     pg.goto(server.url + "/")
     pg.click("[data-testid=menu-alveole]")
     pg.wait_for_selector("[data-testid=alveole-menu]")
-    pg.select_option("[data-testid=alveole-seat-kind-0]", "human")
-    pg.select_option("[data-testid=alveole-seat-kind-1]", rival)
-    pg.select_option("[data-testid=menu-ai-speed]", "instant")
-    pg.click("[data-testid=play]")
-    pg.wait_for_selector(f"{GAME}[data-ply]")
-    fragment = pg.url.split("#", 1)[1]
-    room = parse_qs(fragment)["room"][0]
-    return room, server.rooms[room].session.game
+    return board.play_from_menu(pg, server, {"alveole-seat-kind-0": "human", "alveole-seat-kind-1": rival})
 
 
 def test_alveole_menu_offers_the_servers_seats_in_spanish_and_english(page: Any, live_server: LiveServer) -> None:
@@ -75,13 +58,8 @@ def test_a_human_plays_a_whole_game_against_the_ai(page: Any, live_server: LiveS
     assert pg.locator(".alv-piece.p0").count() == pg.locator(".alv-piece.p1").count() == 9
     chooser = HeuristicSeat(seed=0)
     checked_all = False
-    for _ in range(150):
-        wait_state(pg, "d.over === 'true' || d.turn === '0'")
-        if pg.get_attribute(GAME, "data-over") == "true":
-            break
-        ply = int(pg.get_attribute(GAME, "data-ply"))
-        shown = set(pg.eval_on_selector_all("[data-testid=movable-piece]", "ps => ps.map(p => p.dataset.qr)"))
-        assert shown == {qr(m.src) for m in game.legal_moves()}
+    for ply in board.human_turns(pg, 150):
+        assert board.shown(pg, "movable-piece", "qr") == {qr(m.src) for m in game.legal_moves()}
         if not checked_all:  # once: every movable piece's destinations are the engine's
             checked_all = True
             for cell in sorted({m.src for m in game.legal_moves()}):
@@ -98,9 +76,9 @@ def test_a_human_plays_a_whole_game_against_the_ai(page: Any, live_server: LiveS
             pg.click(f"[data-testid=movable-piece][data-qr='{qr(move.src)}']")
             pg.wait_for_selector(f"[data-testid=alveole-board][data-selected='{qr(move.src)}']")
         pg.click(f"[data-testid=destination][data-qr='{qr(move.dst)}']")
-        wait_state(pg, f"Number(d.ply) > {ply} && (d.over === 'true' || d.turn === '0')")
+        board.wait_state(pg, f"Number(d.ply) > {ply} && (d.over === 'true' || d.turn === '0')")
     assert game.over, "the game did not end within 150 human moves"
-    wait_state(pg, "d.over === 'true'")
+    board.wait_state(pg, "d.over === 'true'")
     reason = pg.inner_text("[data-testid=game-over-reason]")
     assert reason.strip()
     winner = game.winners[0]
@@ -123,20 +101,9 @@ def test_a_finished_game_replays_in_the_replay_viewer(page: Any, live_server: Li
     pg = page
     seats = [{"type": "ai", "strategy": "random"}] * 2
     body = {"game": "alveole", "options": {"max_plies": 30}, "seats": seats, "ai_speed": "instant"}
-    answer = httpx.post(live_server.url + "/api/rooms", json=body, headers={"origin": live_server.url}, timeout=30)
-    assert answer.status_code == 201, answer.text
-    room = live_server.rooms[answer.json()["room"]]
-    pg.goto(live_server.url + answer.json()["spectate"])  # the AIs play while someone watches
-    wait_state(pg, "d.over === 'true'")
-    assert pg.locator("[data-testid=movable-piece]").count() == 0  # a spectator moves nothing
-    deadline = time.monotonic() + TIMEOUT_MS / 1000
-    while not room.record_id and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert room.record_id, "the AI game was not saved in time"
+    room = board.spectate_ai_game(pg, live_server, body, "[data-testid=movable-piece]")
     game = room.session.game
-    pg.goto(live_server.url + "/#replays")
-    pg.click(f"[data-testid=replay-item][data-id='{room.record_id}']")
-    pg.wait_for_selector("[data-testid=replay][data-game=alveole][data-ply='0']")
+    board.open_replay(pg, live_server, room, "alveole")
     assert pg.locator(".alv-piece").count() == 18
     pg.keyboard.press("End")
     pg.wait_for_selector(f"[data-testid=replay][data-ply='{game.ply}']")

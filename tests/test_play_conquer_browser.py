@@ -8,28 +8,17 @@ territory and dead dots, both methods' scores must be the engine's, and the end 
 
 from __future__ import annotations
 
-import time
 from typing import Any
-from urllib.parse import parse_qs
 
-import httpx
 import numpy as np
 
 from conquer_env.engine import ConquerGame
 from policies.conquer import HeuristicSeat
-from tests.play_fixtures import TIMEOUT_MS, LiveServer, needs_chromium
+from tests import board_play_helpers as board
+from tests.play_fixtures import LiveServer, needs_chromium
 
 pytestmark = needs_chromium
 pytest_plugins = ["tests.play_fixtures"]
-
-GAME = "[data-testid=game-screen]"
-
-
-def wait_state(pg: Any, condition: str) -> None:
-    pg.wait_for_function(
-        f"(() => {{ const d = document.querySelector('{GAME}')?.dataset; return d && ({condition}); }})()",
-        timeout=TIMEOUT_MS,
-    )
 
 
 def xy(game: ConquerGame, action: int) -> str:
@@ -59,25 +48,14 @@ def test_a_human_plays_a_whole_9x9_game_against_the_ai(page: Any, live_server: L
     pg = page
     pg.goto(live_server.url + "/#conquer")
     pg.wait_for_selector("[data-testid=conquer-menu]")
-    pg.select_option("[data-testid=conquer-seat-kind-0]", "human")
-    pg.select_option("[data-testid=conquer-seat-kind-1]", "random")
-    pg.select_option("[data-testid=conquer-size]", "9x9")
-    pg.select_option("[data-testid=menu-ai-speed]", "instant")
-    pg.click("[data-testid=play]")
-    pg.wait_for_selector(f"{GAME}[data-ply]")
-    room = parse_qs(pg.url.split("#", 1)[1])["room"][0]
-    game: ConquerGame = live_server.rooms[room].session.game
+    choices = {"conquer-seat-kind-0": "human", "conquer-seat-kind-1": "random", "conquer-size": "9x9"}
+    room, game = board.play_from_menu(pg, live_server, choices)
     assert (game.width, game.height) == (9, 9)
     assert "Tu turno" in pg.inner_text("[data-testid=turn-banner]")
     chooser = HeuristicSeat(seed=0)
     passed = False
-    for _ in range(120):
-        wait_state(pg, "d.over === 'true' || d.turn === '0'")
-        if pg.get_attribute(GAME, "data-over") == "true":
-            break
-        ply = int(pg.get_attribute(GAME, "data-ply"))
-        shown = set(pg.eval_on_selector_all("[data-testid=legal-point]", "ps => ps.map(p => p.dataset.xy)"))
-        assert shown == {xy(game, int(p)) for p in game.legal_points()}
+    for ply in board.human_turns(pg, 120):
+        assert board.shown(pg, "legal-point", "xy") == {xy(game, int(p)) for p in game.legal_points()}
         for p in (0, 1):
             assert pg.get_attribute(f"[data-testid=score-dots-{p}]", "data-value") == str(game.dots_scores()[p])
             assert pg.get_attribute(f"[data-testid=score-territory-{p}]", "data-value") == str(
@@ -88,7 +66,7 @@ def test_a_human_plays_a_whole_9x9_game_against_the_ai(page: Any, live_server: L
         if not passed and ply >= 6:  # a pass is an offer to stop; the random AI's placement declines it
             passed = True
             pg.click("[data-testid=pass]")
-            wait_state(pg, f"Number(d.ply) >= {ply + 2} || d.over === 'true'")
+            board.wait_state(pg, f"Number(d.ply) >= {ply + 2} || d.over === 'true'")
             assert not game.over and game.passes == 0
             continue
         action = chooser.act(game.copy(), 0)
@@ -96,9 +74,9 @@ def test_a_human_plays_a_whole_9x9_game_against_the_ai(page: Any, live_server: L
             pg.click("[data-testid=pass]")
         else:
             pg.click(f"[data-testid=legal-point][data-xy='{xy(game, action)}']")
-        wait_state(pg, f"Number(d.ply) > {ply} && (d.over === 'true' || d.turn === '0')")
+        board.wait_state(pg, f"Number(d.ply) > {ply} && (d.over === 'true' || d.turn === '0')")
     assert game.over, "the game did not end within 120 human moves"
-    wait_state(pg, "d.over === 'true'")
+    board.wait_state(pg, "d.over === 'true'")
     reason = pg.inner_text("[data-testid=game-over-reason]")
     assert {"board_full": "lleno", "two_passes": "pasado"}[game.end_reason] in reason
     if game.winners:
@@ -116,20 +94,9 @@ def test_a_finished_ai_game_replays_in_the_replay_viewer(page: Any, live_server:
     pg = page
     seats = [{"type": "ai", "strategy": "heuristic"}, {"type": "ai", "strategy": "random"}]
     body = {"game": "conquer", "options": {"width": 9, "height": 9}, "seats": seats, "ai_speed": "instant", "seed": 1}
-    answer = httpx.post(live_server.url + "/api/rooms", json=body, headers={"origin": live_server.url}, timeout=30)
-    assert answer.status_code == 201, answer.text
-    room = live_server.rooms[answer.json()["room"]]
-    pg.goto(live_server.url + answer.json()["spectate"])  # the AIs play while someone watches
-    wait_state(pg, "d.over === 'true'")
-    assert pg.locator("[data-testid=legal-point]").count() == 0  # a spectator places nothing
-    deadline = time.monotonic() + TIMEOUT_MS / 1000
-    while not room.record_id and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert room.record_id, "the AI game was not saved in time"
+    room = board.spectate_ai_game(pg, live_server, body, "[data-testid=legal-point]")
     game: ConquerGame = room.session.game
-    pg.goto(live_server.url + "/#replays")
-    pg.click(f"[data-testid=replay-item][data-id='{room.record_id}']")
-    pg.wait_for_selector("[data-testid=replay][data-game=conquer][data-ply='0']")
+    board.open_replay(pg, live_server, room, "conquer")
     assert pg.locator(".cq-dot").count() == 0
     pg.keyboard.press("End")
     pg.wait_for_selector(f"[data-testid=replay][data-ply='{game.ply}']")
