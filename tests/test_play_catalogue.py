@@ -36,7 +36,10 @@ def test_each_game_lists_its_own_seats_and_files(tmp_path: Path) -> None:
     alveole = {s.id: s for s in catalogue.entries("alveole")}
     assert {"balanced", "random", "checkpoint:small-agent.pt", "package:small-agent"} <= dw
     assert "checkpoint:alveole-tiny.pt" not in dw and "heuristic" not in dw
-    assert {"random", "heuristic", "checkpoint:alveole-tiny.pt", "search:alveole-tiny.pt"} == set(alveole)
+    assert {"random", "heuristic", "checkpoint:alveole-tiny.pt", "search:alveole-tiny.pt"} <= set(alveole)
+    shipped = {"checkpoint:alveole-agent.pt", "search:alveole-agent.pt", "package:alveole-agent"}
+    assert shipped <= set(alveole) and not shipped & dw  # the shipped agent sits only in its own game's menu
+    assert not {s for s in alveole if "conquer" in s or "small-agent" in s}
     assert "checkpoint:broken.pt" not in dw | set(alveole)
     assert catalogue.get("heuristic", "alveole").spec == "heuristic"
     with pytest.raises(InputError) as info:
