@@ -293,6 +293,30 @@ def capture_around(width, height, dots, owner, scalars, p, colour, stamp, low, q
 
 
 @njit(cache=True, nogil=True)
+def _spread(width, height, dots, owner, colour, labels, queue, tail, mark):  # type: ignore[no-untyped-def]
+    """Flood 4-connected from ``queue[:tail]`` (already marked) over unlabelled non-wall points, marking ``mark``.
+
+    A wall is a live dot of ``colour`` (on a point the other colour does not own).
+    """
+    other = 3 - colour
+    head = 0
+    while head < tail:
+        q = queue[head]
+        head += 1
+        x = q % width
+        y = q // width
+        for d in range(4):
+            cx = x + DX4[d]
+            cy = y + DY4[d]
+            if 0 <= cx < width and 0 <= cy < height:
+                r = cy * width + cx
+                if labels[r] == 0 and not (dots[r] == colour and owner[r] != other):
+                    labels[r] = mark
+                    queue[tail] = r
+                    tail += 1
+
+
+@njit(cache=True, nogil=True)
 def region_labels(width, height, dots, owner, colour, labels, queue):  # type: ignore[no-untyped-def]
     """Label the enclosed regions of ``colour`` on the whole board (rule R-5.2); return how many there are.
 
@@ -312,21 +336,7 @@ def region_labels(width, height, dots, owner, colour, labels, queue):  # type: i
             labels[q] = -1
             queue[tail] = q
             tail += 1
-    head = 0
-    while head < tail:
-        q = queue[head]
-        head += 1
-        x = q % width
-        y = q // width
-        for d in range(4):
-            cx = x + DX4[d]
-            cy = y + DY4[d]
-            if 0 <= cx < width and 0 <= cy < height:
-                r = cy * width + cx
-                if labels[r] == 0 and not (dots[r] == colour and owner[r] != other):
-                    labels[r] = -1
-                    queue[tail] = r
-                    tail += 1
+    _spread(width, height, dots, owner, colour, labels, queue, tail, -1)
     count = 0
     for s in range(n):
         if labels[s] != 0 or (dots[s] == colour and owner[s] != other):
@@ -334,22 +344,7 @@ def region_labels(width, height, dots, owner, colour, labels, queue):  # type: i
         count += 1
         labels[s] = count
         queue[0] = s
-        head = 0
-        tail = 1
-        while head < tail:
-            q = queue[head]
-            head += 1
-            x = q % width
-            y = q // width
-            for d in range(4):
-                cx = x + DX4[d]
-                cy = y + DY4[d]
-                if 0 <= cx < width and 0 <= cy < height:
-                    r = cy * width + cx
-                    if labels[r] == 0 and not (dots[r] == colour and owner[r] != other):
-                        labels[r] = count
-                        queue[tail] = r
-                        tail += 1
+        _spread(width, height, dots, owner, colour, labels, queue, 1, count)
     for q in range(n):
         if labels[q] < 0:
             labels[q] = 0
