@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dw_env.errors import brief
+from policies import search
 from policies.base import Policy
 from policies.search import PREFIX, SearchParams, split_spec
 
@@ -179,13 +179,12 @@ class BoardSearchPolicy(Policy):
 
 
 def check_spec(spec: str, game: Any) -> None:
-    """Raise ValueError/FileNotFoundError unless ``spec`` is a well-formed search seat on a checkpoint file."""
-    path, _ = split_spec(spec)
-    p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"{brief(spec)}: no such network file: {brief(path)}")
-    if p.suffix.lower() != ".pt":
-        raise ValueError(f"{brief(spec)}: a search seat runs a dw train checkpoint (.pt), got {brief(p.name)}")
+    """Raise ValueError/FileNotFoundError unless ``spec`` is a well-formed search seat on a checkpoint file.
+
+    The spec's form is Domain Wheel's search seat's (:func:`policies.search.check_spec`); which game the file
+    is for is checked when it loads.
+    """
+    search.check_spec(spec)
 
 
 def load(spec: str, game: Any, seed: int | None = None) -> BoardSearchPolicy:
