@@ -127,18 +127,13 @@ class BoardSearchPolicy(Policy):
                 game.play(int(node.actions[i]))
                 child = node.children[i] = self._node(game)
             if child.game.over:
-                # the exact result, for the player who chose this action
-                value = result_value(child.game, node.player)
-                for parent, j in reversed(path):
-                    v = value if parent.player == node.player else -value
-                    parent.visits[j] += 1
-                    parent.totals[j] += v
-                return
+                value = result_value(child.game, node.player)  # the exact result, for the player who chose
+                break
             node = child
+        # ``value`` is for ``node.player``: each node on the path takes it as is or negated
         for parent, j in reversed(path):
-            v = value if parent.player == node.player else -value
             parent.visits[j] += 1
-            parent.totals[j] += v
+            parent.totals[j] += value if parent.player == node.player else -value
 
     def _root(self, game: Any) -> Node:
         key = position_key(game)
