@@ -11,10 +11,13 @@ packages made for it (a checkpoint names its game, policies/checkpoint.py; a pac
   ``package:NAME``; its card is the manifest's description, game (trained and accepted options),
   strength and provenance;
 * search: every checkpoint again, played by tree search over its network (policies/search.py) with
-  :data:`SEARCH_PLAYOUTS` playouts a move, id ``search:NAME.pt``; its card is the checkpoint's.
+  :data:`SEARCH_PLAYOUTS` playouts a move, id ``search:NAME.pt``; its card is the checkpoint's. A package
+  whose graphs have a value output (policies/package_evaluator.py) gets one too, id ``search:NAME``, unless
+  its checkpoint ``NAME.pt`` is listed with its own search seat (one search entry per agent).
 
-Checkpoints and search seats are listed only where torch is installed (the ``train`` extra); an install
-with the ``play`` extra alone offers the scripted AIs and the exported packages.
+Checkpoints and their search seats are listed only where torch is installed (the ``train`` extra); an
+install with the ``play`` extra alone offers the scripted AIs, the exported packages and the search over
+the packages that have a value output (onnxruntime only).
 
 Clients only ever send ids; ``Catalogue.get(id).spec`` maps an id back to the registered name or the file
 the server found, which :func:`policies.files.make_seat_policy` loads. No client-given path is loaded.
@@ -188,6 +191,7 @@ def discover(dirs: list[Path] | tuple[Path, ...], game_id: str = games.DEFAULT_G
     """Return every strategy of a game: its registered AIs, then its checkpoints and packages found in ``dirs``."""
     found = _scripted(game_id)
     seen: set[str] = {s.id for s in found}
+    searched: list[Strategy] = []  # search seats over packages, listed last
     for directory in dirs:
         if not directory.is_dir():
             continue
@@ -204,11 +208,28 @@ def discover(dirs: list[Path] | tuple[Path, ...], game_id: str = games.DEFAULT_G
             elif path.is_dir() and (path / "strategy.json").is_file() and package_game(path) == game_id:
                 name, card = _package_card(path)
                 entries.append(Strategy(f"package:{path.name}", "package", name, str(path.resolve()), card))
+                if _package_has_value(path):
+                    spec = f"search:{path.resolve()}?playouts={SEARCH_PLAYOUTS}"
+                    searched.append(Strategy(f"search:{path.name}", "search", f"{name} + búsqueda", spec, card))
             for entry in entries:
                 if entry.id not in seen:  # the first folder wins a name clash (command-line folders come first)
                     seen.add(entry.id)
                     found.append(entry)
+    for entry in searched:  # after every checkpoint: an agent listed with its checkpoint's search keeps that one
+        if entry.id not in seen and f"{entry.id}.pt" not in seen:
+            seen.add(entry.id)
+            found.append(entry)
     return found
+
+
+def _package_has_value(folder: Path) -> bool:
+    """Return True if every graph of the package's manifest names a value output (what its search reads)."""
+    try:
+        data = json.loads((folder / "strategy.json").read_text(encoding="utf-8"))
+        graphs = data["graphs"]
+        return bool(graphs) and all(isinstance(g["roles"].get("value"), str) for g in graphs)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
 
 
 class Catalogue:

@@ -1,7 +1,8 @@
 """A search seat for the two-player board games (Alveole, Conquer): PUCT tree search guided by a network.
 
-``search:PATH`` (a ``dw train`` checkpoint of the game, the same spec and options as Domain Wheel's search
-seat: ``playouts``, ``time``, ``c_puct``, ``greedy``, ``reuse_tree``; see :mod:`policies.search`) plays
+``search:PATH`` (a ``dw train`` checkpoint of the game, or its exported package folder with a value output,
+which needs onnxruntime only: :mod:`policies.package_evaluator`; the same spec and options as Domain Wheel's
+search seat: ``playouts``, ``time``, ``c_puct``, ``greedy``, ``reuse_tree``; see :mod:`policies.search`) plays
 AlphaZero's search over real engine positions (copies of the game's engine object: the rules stay the
 engine's): each playout walks down by PUCT,
 ``Q(child) + c_puct * prior(child) * sqrt(N(node)) / (1 + N(child))``, expands one position with the
@@ -58,23 +59,58 @@ def result_value(game: Any, player: int) -> float:
     return 1.0 if winners[0] == player else -1.0
 
 
+class TorchBoardEvaluator:
+    """A board game's torch network (policies/board_network.py) as the search's evaluator, on the CPU."""
+
+    def __init__(self, net: Any, fit: Any = None) -> None:
+        import torch
+
+        self.torch, self.net = torch, net.eval()
+        self._fit = fit  # points the network at a game's grid (BoardNetworkPolicy.fit_grid), or None
+
+    def fit(self, game: Any) -> None:
+        """Point the network at the grid of ``game``."""
+        if self._fit is not None:
+            self._fit(game)
+
+    def __call__(self, obs: NDArray[np.int8], mask: NDArray[np.int8]) -> tuple[NDArray[np.float64], float]:
+        """Return (logits [A], value for the player to act) of one position."""
+        with self.torch.inference_mode():
+            logits, value = self.net(self.torch.from_numpy(obs)[None])
+        return logits[0].numpy().astype(np.float64), float(value[0])
+
+
+class PackageBoardEvaluator:
+    """A board game's exported package (onnxruntime only) as the search's evaluator."""
+
+    def __init__(self, package: Any, game: Any) -> None:
+        from policies.package_evaluator import PackageEvaluator
+
+        self.graphs, self.game = PackageEvaluator(package), game
+
+    def fit(self, game: Any) -> None:
+        """Use the package's graph of the grid of ``game``; PackageError listing the grids it has."""
+        from policies.board_onnx_policy import grid_key
+
+        self.graphs.select(grid_key(self.game.planes(game.options)))
+
+    def __call__(self, obs: NDArray[np.int8], mask: NDArray[np.int8]) -> tuple[NDArray[np.float64], float]:
+        """Return (masked logits [A], value for the player to act) of one position."""
+        logits, values = self.graphs(obs[None], mask[None])
+        return logits[0].astype(np.float64), float(values[0])
+
+
 class BoardSearchPolicy(Policy):
     """Plays a board game's seat by PUCT search over the engine with a policy/value network."""
 
     name = "search"
     display_name = "Búsqueda"
 
-    def __init__(
-        self, net: Any, params: SearchParams, seed: int | None = None, label: str = "search", fit: Any = None
-    ) -> None:
+    def __init__(self, evaluator: Any, params: SearchParams, seed: int | None = None, label: str = "search") -> None:
         super().__init__(seed)
-        import torch
-
-        self.torch = torch
-        self.net = net.eval()
+        self.evaluator = evaluator  # TorchBoardEvaluator or PackageBoardEvaluator: fit(game), (obs, mask) -> ...
         self.params = params
         self.label = label
-        self.fit = fit  # points the network at a game's grid (BoardNetworkPolicy.fit_grid), or None
         self._kept: Node | None = None  # the subtree below the move played last
 
     def reset(self, seed: int | None = None) -> None:
@@ -84,12 +120,11 @@ class BoardSearchPolicy(Policy):
     def evaluate(self, game: Any) -> tuple[NDArray[np.int64], NDArray[np.float64], float]:
         """Return (legal actions, their priors, value for the player to move) from the network."""
         obs, mask = game.observe()
-        with self.torch.inference_mode():
-            logits, value = self.net(self.torch.from_numpy(obs)[None])
+        logits, value = self.evaluator(obs, mask)
         legal = np.flatnonzero(mask).astype(np.int64)
-        z = logits[0].numpy().astype(np.float64)[legal]
+        z = logits[legal]
         p = np.exp(z - z.max()) if len(legal) else z
-        return legal, p / p.sum() if len(legal) else p, float(value[0])
+        return legal, p / p.sum() if len(legal) else p, value
 
     def _node(self, game: Any) -> Node:
         return Node(game, int(game.turn) if not game.over else -1, position_key(game))
@@ -149,8 +184,7 @@ class BoardSearchPolicy(Policy):
     def act(self, game: Any, seat: int) -> int:  # type: ignore[override]
         if game.over or game.turn != seat:
             raise ValueError(f"{self.label}: asked to move for seat {seat}, but it is not that seat's turn")
-        if self.fit is not None:
-            self.fit(game)
+        self.evaluator.fit(game)
         root = self._root(game)
         if root.value is None:
             self._expand(root)
@@ -174,20 +208,32 @@ class BoardSearchPolicy(Policy):
 
 
 def check_spec(spec: str, game: Any) -> None:
-    """Raise ValueError/FileNotFoundError unless ``spec`` is a well-formed search seat on a checkpoint file.
+    """Raise ValueError/FileNotFoundError unless ``spec`` is a well-formed search seat on a checkpoint or package.
 
-    The spec's form is Domain Wheel's search seat's (:func:`policies.search.check_spec`); which game the file
-    is for is checked when it loads.
+    The spec's form is Domain Wheel's search seat's (:func:`policies.search.check_spec`); a package is checked
+    to be one of ``game`` here; which game a checkpoint is for is checked when it loads.
     """
     search.check_spec(spec)
+    path, _ = split_spec(spec)
+    if Path(path).is_dir():
+        from policies.board_onnx_policy import check_package
+
+        check_package(path, game)
 
 
 def load(spec: str, game: Any, seed: int | None = None) -> BoardSearchPolicy:
-    """Return the search seat of ``search:PATH[?...]`` on a ``dw train`` checkpoint of ``game``."""
-    from policies.board_network_policy import load as load_network
-
+    """Return the search seat of ``search:PATH[?...]`` on a ``dw train`` checkpoint or exported package of ``game``."""
     check_spec(spec, game)
     path, params = split_spec(spec)
-    network = load_network(path, game, seed=seed)
     label = f"{PREFIX}{Path(path).name}"
-    return BoardSearchPolicy(network.net, params, seed=seed, label=label, fit=network.fit_grid)
+    evaluator: TorchBoardEvaluator | PackageBoardEvaluator
+    if Path(path).is_dir():
+        from policies.board_onnx_policy import check_package
+
+        evaluator = PackageBoardEvaluator(check_package(path, game), game)
+    else:
+        from policies.board_network_policy import load as load_network
+
+        network = load_network(path, game, seed=seed)
+        evaluator = TorchBoardEvaluator(network.net, network.fit_grid)
+    return BoardSearchPolicy(evaluator, params, seed=seed, label=label)

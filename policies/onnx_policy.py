@@ -62,6 +62,9 @@ class OnnxGraph:
         assert action is not None
         self._fetch = [action.name] + ([logits.name] if logits is not None else [])
         self.has_logits = logits is not None
+        value = spec.tensor("value")
+        self._evaluate_fetch = [logits.name, value.name] if logits is not None and value is not None else None
+        self.has_value = self._evaluate_fetch is not None
 
     def _check(self, package: Package) -> None:
         found = self.session.get_modelmeta().custom_metadata_map
@@ -90,6 +93,21 @@ class OnnxGraph:
         feed = {self._obs.name: obs.astype(self._obs_dtype, copy=False), self._mask.name: mask.astype(self._mask_dtype)}
         out = self.session.run(self._fetch, feed)
         return np.asarray(out[0]).reshape(len(obs)), (out[1] if self.has_logits else None)
+
+    def evaluate(self, obs: NDArray[Any], mask: NDArray[Any]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """Return (masked logits [B, A], values of the acting player [B]): what a search seat asks of the graph.
+
+        PackageError if the graph has no logits or no value output (export the agent again with this version).
+        """
+        if self._evaluate_fetch is None:
+            missing = "logits" if not self.has_logits else "value"
+            raise PackageError(
+                f"{self.file}: this graph has no {missing} output, which a search seat needs; export the agent "
+                f"again with this version (dw export writes both in the plain flavour)"
+            )
+        feed = {self._obs.name: obs.astype(self._obs_dtype, copy=False), self._mask.name: mask.astype(self._mask_dtype)}
+        logits, values = self.session.run(self._evaluate_fetch, feed)
+        return np.asarray(logits, np.float32), np.asarray(values, np.float32).reshape(len(obs))
 
 
 def _spec_of(arg: Any) -> TensorSpec:

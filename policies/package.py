@@ -26,8 +26,9 @@ Manifest (JSON object; an unknown or missing key is an error that names it)::
     parity                     null or {"positions", "agree", "max_abs_logit_diff", ...}
 
 A graph's ``inputs``/``outputs`` are ``{"name", "dtype", "shape"}`` with ``"batch"`` for the dynamic axis,
-and ``roles`` says which tensor is the ``observation``, the ``mask``, the ``logits`` (or null) and the
-greedy ``action``. The same key facts are in each graph's ONNX ``metadata_props``
+and ``roles`` says which tensor is the ``observation``, the ``mask``, the ``logits`` (or null), the
+greedy ``action`` and the ``value`` (float32 [B], the acting player's expected result; null or left out in
+packages without one, which a search seat cannot run). The same key facts are in each graph's ONNX ``metadata_props``
 (:data:`METADATA_KEYS`); the seat checks that graph, manifest and file hashes agree before playing.
 
 Nothing here runs code from a file: the manifest is JSON, validated key by key; the graphs are data that
@@ -52,7 +53,10 @@ MANIFEST: Final = "strategy.json"
 MAIN_GRAPH: Final = "model.onnx"
 FLAVOURS: Final = ("plain", "ml-agents")
 DTYPES: Final = ("int8", "int64", "float32")
-ROLES: Final = ("observation", "mask", "logits", "action")
+ROLES: Final = ("observation", "mask", "logits", "action", "value")
+#: roles a graph may leave out (older packages) or set to null: ``logits`` (ML-Agents), ``value`` (the position's
+#: value for the player to act, which a search seat over the package needs)
+OPTIONAL_ROLES: Final = ("logits", "value")
 #: ONNX metadata_props every graph carries (string values); the seat checks them against the manifest
 METADATA_KEYS: Final = (
     "package_format",
@@ -121,7 +125,7 @@ class GraphSpec:
     roles: dict[str, str | None]
 
     def tensor(self, role: str) -> TensorSpec | None:
-        """Return the input or output that plays ``role`` (observation, mask, logits, action), or None."""
+        """Return the input or output that plays ``role`` (observation, mask, logits, action, value), or None."""
         name = self.roles.get(role)
         for spec in (*self.inputs, *self.outputs):
             if spec.name == name:
@@ -257,18 +261,26 @@ def _graph(obj: Any, path: Path, where: str) -> GraphSpec:
         _tensor(t, path, f"{where}.outputs[{i}]") for i, t in enumerate(_typed(obj["outputs"], list, path, ""))
     )
     roles = obj["roles"]
-    _need(roles, ROLES, path, f"{where}.roles")
+    _need(roles, ROLES, path, f"{where}.roles", optional=("value",))
     names = {t.name for t in (*inputs, *outputs)}
     for role in ROLES:
-        value = roles[role]
-        if value is None and role == "logits":
+        value = roles.get(role)
+        if value is None and role in OPTIONAL_ROLES:
             continue
         if not isinstance(value, str) or value not in names:
             raise PackageError(
                 f"{_where(path, where)}.roles.{role} is {value!r}; expected one of the graph's tensors: "
                 f"{', '.join(sorted(names))}"
             )
-    return GraphSpec(file, sha, dict(accepts), opset, inputs, outputs, dict(roles))
+    value_name = roles.get("value")
+    if value_name is not None:
+        out = {t.name: t for t in outputs}.get(value_name)
+        if out is None or out.dtype != "float32" or len(out.shape) != 1:
+            raise PackageError(
+                f"{_where(path, where)}.roles.value is {value_name!r}; expected one of the graph's outputs of "
+                f"dtype float32 and shape [batch]"
+            )
+    return GraphSpec(file, sha, dict(accepts), opset, inputs, outputs, {"value": None, **roles})
 
 
 def validate_manifest(manifest: Any, path: Path) -> tuple[GraphSpec, ...]:

@@ -1,8 +1,10 @@
 """A search seat: Monte Carlo tree search over the engine, guided by a network's policy and value.
 
-``search:PATH`` (a ``dw train`` checkpoint) sits in any seat that takes a strategy spec (``dw arena``, the
-browser game). Before each of its moves it grows a tree of real engine positions (:class:`dw_env.engine.Game`
-copies; the rules are the engine's alone) and plays the move it visited most.
+``search:PATH`` (a ``dw train`` checkpoint, or an exported strategy package folder with a value output, which
+plays the same search on onnxruntime without torch: :mod:`policies.package_evaluator`) sits in any seat that
+takes a strategy spec (``dw arena``, the browser game). Before each of its moves it grows a tree of real
+engine positions (:class:`dw_env.engine.Game` copies; the rules are the engine's alone) and plays the move
+it visited most.
 
 How a node is valued. Domain Wheel has three players, so a node's value is a vector, one entry per player,
 and each player picks, at its own nodes, the child that is best *for itself* (max^n backup): every playout
@@ -339,6 +341,28 @@ class TorchEvaluator:
         return logp.double().numpy(), values.double().numpy()
 
 
+class OnnxEvaluator:
+    """An :class:`Evaluator` over an exported Domain Wheel package's graphs (onnxruntime, no torch)."""
+
+    def __init__(self, package: Any) -> None:
+        from policies.package_evaluator import PackageEvaluator
+
+        self.graphs = PackageEvaluator(package)
+
+    def prepare(self, options: GameOptions) -> None:
+        from policies.two_phase import map_key
+
+        self.graphs.select(map_key(options))
+
+    def __call__(
+        self, obs: NDArray[np.int8], mask: NDArray[np.int8]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        from policies.package_evaluator import log_softmax
+
+        logits, values = self.graphs(obs, mask)
+        return log_softmax(logits), values.astype(np.float64)
+
+
 def split_spec(spec: str) -> tuple[str, SearchParams]:
     """Return (network file, parameters) of ``search:PATH[?name=value&...]``; ValueError names what is wrong."""
     if not spec.startswith(PREFIX):
@@ -350,20 +374,41 @@ def split_spec(spec: str) -> tuple[str, SearchParams]:
 
 
 def check_spec(spec: str) -> None:
-    """Raise ValueError/FileNotFoundError unless ``spec`` is a well-formed search seat on a network file."""
+    """Raise ValueError/FileNotFoundError unless ``spec`` is a well-formed search seat on a network file or package.
+
+    A folder must hold a package's manifest; what the package is (its game, its value output) is checked when
+    the seat is made.
+    """
+    from policies.package import MANIFEST
+
     path, _ = split_spec(spec)
     p = Path(path)
+    if p.is_dir():
+        if not (p / MANIFEST).is_file():
+            raise ValueError(
+                f"{brief(spec)}: {brief(path)} is a folder but not a strategy package ({MANIFEST} is missing); "
+                f"a search seat runs a dw train checkpoint (.pt) or a package folder from dw export"
+            )
+        return
     if not p.is_file():
-        raise FileNotFoundError(f"{brief(spec)}: no such network file: {brief(path)}")
+        raise FileNotFoundError(f"{brief(spec)}: no such network file or package folder: {brief(path)}")
     if p.suffix.lower() != ".pt":
-        raise ValueError(f"{brief(spec)}: a search seat runs a dw train checkpoint (.pt), got {brief(p.name)}")
+        raise ValueError(
+            f"{brief(spec)}: a search seat runs a dw train checkpoint (.pt) or a package folder, got {brief(p.name)}"
+        )
 
 
 def load(spec: str, seed: int | None = None) -> SearchPolicy:
-    """Return the search seat of ``search:PATH[?...]`` on the network of a ``dw train`` checkpoint."""
-    from policies import network_policy
-
+    """Return the search seat of ``search:PATH[?...]`` on a ``dw train`` checkpoint or an exported package."""
     check_spec(spec)
     path, params = split_spec(spec)
+    label = f"search:{Path(path).name}"
+    if Path(path).is_dir():
+        from policies.onnx_policy import PackagePolicy
+
+        package = PackagePolicy(path, seed=seed).package  # a Domain Wheel package, every graph checked
+        return SearchPolicy(OnnxEvaluator(package), params, seed=seed, label=label)
+    from policies import network_policy
+
     network = network_policy.load(path, seed=seed, greedy=True)
-    return SearchPolicy(TorchEvaluator(network.net), params, seed=seed, label=f"search:{Path(path).name}")
+    return SearchPolicy(TorchEvaluator(network.net), params, seed=seed, label=label)

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from policies import games
-from policies.board_search import BoardSearchPolicy, result_value
+from policies.board_search import BoardSearchPolicy, TorchBoardEvaluator, result_value
 from policies.search import SearchParams
 
 
@@ -58,7 +58,7 @@ class Uniform(torch.nn.Module):
 @pytest.mark.parametrize(("pile", "winning"), [(5, 1), (4, 0), (7, 0), (8, 1)])
 def test_search_finds_the_winning_take_with_an_uninformed_network(pile: int, winning: int) -> None:
     # piles that are multiples of 3 lose for the player to move: the winning take leaves one
-    seat = BoardSearchPolicy(Uniform(), SearchParams(playouts=400, c_puct=1.5), seed=0)
+    seat = BoardSearchPolicy(TorchBoardEvaluator(Uniform()), SearchParams(playouts=400, c_puct=1.5), seed=0)
     assert seat.act(Nim(pile), 0) == winning
 
 
@@ -66,13 +66,13 @@ def test_result_values_and_refusals() -> None:
     game = Nim(1)
     game.play(0)
     assert result_value(game, 0) == 1.0 and result_value(game, 1) == -1.0
-    seat = BoardSearchPolicy(Uniform(), SearchParams(playouts=8), seed=0)
+    seat = BoardSearchPolicy(TorchBoardEvaluator(Uniform()), SearchParams(playouts=8), seed=0)
     with pytest.raises(ValueError, match="not that seat's turn"):
         seat.act(Nim(5), 1)
 
 
 def test_the_tree_is_kept_for_the_position_after_the_reply() -> None:
-    seat = BoardSearchPolicy(Uniform(), SearchParams(playouts=200), seed=0)
+    seat = BoardSearchPolicy(TorchBoardEvaluator(Uniform()), SearchParams(playouts=200), seed=0)
     game = Nim(8)
     game.play(seat.act(game, 0))
     kept = seat._kept

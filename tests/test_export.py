@@ -53,7 +53,7 @@ def test_package_holds_a_graph_per_map_and_a_complete_manifest(package: Path) ->
         {"name": "observation", "dtype": "int8", "shape": ["batch", d]},
         {"name": "action_mask", "dtype": "int8", "shape": ["batch", 135]},
     ]
-    assert [o["name"] for o in main_graph["outputs"]] == ["masked_logits", "action"]
+    assert [o["name"] for o in main_graph["outputs"]] == ["masked_logits", "action", "value"]
     assert (package / "model.onnx").stat().st_size < 200_000
 
 
@@ -216,3 +216,39 @@ def test_batch_axis_is_dynamic(package: Path) -> None:
     for b in (1, 5):
         action, logits = graph.run(np.zeros((b, 2420), np.int8), np.ones((b, 135), np.int8))
         assert action.shape == (b,) and logits is not None and logits.shape == (b, 135)
+
+
+@pytest.mark.parametrize("options", [SMALL, WIDE], ids=["trained map", "wider lands"])
+def test_search_seat_over_the_package_reads_the_checkpoints_priors_and_values(
+    package: Path, options: GameOptions
+) -> None:
+    """search:FOLDER runs on onnxruntime the search search:CHECKPOINT runs on torch (same priors, same values)."""
+    from policies.search import OnnxEvaluator, TorchEvaluator, load
+    from policies.two_phase import TwoPhaseDriver
+
+    from_package, from_checkpoint = load(f"search:{package}?playouts=8", seed=0), load(f"search:{AGENT}", seed=0)
+    assert isinstance(from_package.evaluate, OnnxEvaluator)
+    assert isinstance(from_checkpoint.evaluate, TorchEvaluator)
+    for seat in (from_package, from_checkpoint):
+        seat.evaluate.prepare(options)
+    driver, game, compared = TwoPhaseDriver(options), Game.new(options), 0
+    while not game.over and compared < 10:
+        obs, mask = driver.encode(game, game.turn)
+        obs, mask = obs[None].copy(), mask[None].copy()
+        logp_p, value_p = from_package.evaluate(obs, mask)
+        logp_c, value_c = from_checkpoint.evaluate(obs, mask)
+        legal = mask != 0
+        assert np.abs(logp_p[legal] - logp_c[legal]).max() < 1e-4 and abs(value_p[0] - value_c[0]) < 1e-4
+        assert np.all(logp_p[~legal] < -1e6)  # illegal actions keep no probability
+        move = from_package.act(game, game.turn)
+        assert move in game.legal_moves()
+        game.play(move)
+        compared += 1
+    assert compared == 10
+
+
+def test_search_seat_refuses_a_folder_that_is_no_package(tmp_path: Path) -> None:
+    from policies.search import check_spec
+
+    with pytest.raises(ValueError, match="is a folder but not a strategy package"):
+        check_spec(f"search:{tmp_path}")

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 pytest.importorskip("onnxruntime")
@@ -98,7 +99,7 @@ def test_conquer_package_holds_a_graph_per_grid_named_in_the_manifest(built: dic
         {"name": "observation", "dtype": "int8", "shape": ["batch", 8 * 81]},
         {"name": "action_mask", "dtype": "int8", "shape": ["batch", 82]},
     ]
-    assert [o["name"] for o in wide["outputs"]] == ["masked_logits", "action"]
+    assert [o["name"] for o in wide["outputs"]] == ["masked_logits", "action", "value"]
     model = onnx.load(str(folder / "model-9x9.onnx"))
     onnx.checker.check_model(model)
     meta = {p.key: p.value for p in model.metadata_props}
@@ -280,3 +281,44 @@ def test_ml_agents_flavour_of_a_board_game_plays_greedy(built: dict[str, Path], 
         assert action == plain.act(state, state.turn)  # the same greedy action as the plain graph
         state.play(action)
     assert state.ply >= 2
+    with pytest.raises(PackageError, match="no logits output, which a search seat needs"):
+        conquer.make_seat(f"search:{out}?playouts=4", seed=0)
+
+
+@pytest.mark.parametrize(
+    ("game_id", "options"),
+    [("alveole", {"max_plies": 60}), ("conquer", {"width": 7, "height": 7}), ("conquer", {"width": 9, "height": 9})],
+    ids=["alveole", "conquer-7x7-trained", "conquer-9x9"],
+)
+def test_search_seat_over_a_package_reads_the_checkpoints_priors_and_values(
+    built: dict[str, Path], game_id: str, options: dict[str, Any]
+) -> None:
+    """search:FOLDER runs on onnxruntime what search:CHECKPOINT runs on torch: equal priors and values."""
+    from policies.board_search import BoardSearchPolicy
+
+    game = games.get(game_id)
+    opts = game.options_from_dict({**options, "max_plies": 60})
+    from_package = game.make_seat(f"search:{built[game_id]}?playouts=12", seed=3)
+    from_checkpoint = game.make_seat(f"search:{built[f'{game_id}.pt']}?playouts=12", seed=3)
+    assert isinstance(from_package, BoardSearchPolicy) and isinstance(from_checkpoint, BoardSearchPolicy)
+    state, compared = game.new_game(opts), 0
+    while not state.over and state.ply < 16:
+        for seat in (from_package, from_checkpoint):
+            seat.evaluator.fit(state)
+        legal_p, priors_p, value_p = from_package.evaluate(state)
+        legal_c, priors_c, value_c = from_checkpoint.evaluate(state)
+        assert np.array_equal(legal_p, legal_c) and list(legal_p) == state.legal_actions()
+        assert np.abs(priors_p - priors_c).max() < 1e-4 and abs(value_p - value_c) < 1e-4
+        action = from_package.act(state, state.turn)
+        assert action in state.legal_actions()
+        state.play(action)
+        compared += 1
+    assert compared >= 8
+
+
+def test_search_seat_refuses_a_package_of_another_game(built: dict[str, Path]) -> None:
+    alveole = games.get("alveole")
+    with pytest.raises(PackageError, match="a strategy package of 'conquer', not of 'alveole'"):
+        alveole.check_seat_spec(f"search:{built['conquer']}?playouts=4")
+    with pytest.raises(ValueError, match="not a strategy package"):
+        alveole.check_seat_spec(f"search:{built['conquer'].parent}?playouts=4")

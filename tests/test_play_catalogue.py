@@ -51,3 +51,25 @@ def test_each_game_lists_its_own_seats_and_files(tmp_path: Path) -> None:
     seat = get("alveole").make_policy(alveole["search:alveole-tiny.pt"].spec, 0)
     game = get("alveole").new_session(get("alveole").parse_options({}), ["a", "b"]).ai_snapshot()
     assert seat.act(game, game.turn) in game.legal_actions()
+
+
+def test_a_package_with_a_value_output_is_also_a_search_seat_unless_its_checkpoint_has_one(tmp_path: Path) -> None:
+    pytest.importorskip("onnxscript")
+    from dw_cli.main import main
+    from play.games import get
+
+    alone, both = tmp_path / "alone", tmp_path / "both"
+    both.mkdir()
+    path = _alveole_checkpoint(both)
+    assert main(["export", str(path), "-o", str(alone / "alveole-tiny"), "--no-progress"]) == 0
+    alveole = {s.id: s for s in Catalogue([alone]).entries("alveole")}
+    assert {"package:alveole-tiny", "search:alveole-tiny"} <= set(alveole)
+    entry = alveole["search:alveole-tiny"]
+    assert entry.kind == "search" and entry.spec.startswith("search:") and "búsqueda" in entry.display_name
+    seat = get("alveole").make_policy(entry.spec, 0)  # onnxruntime under the search
+    game = get("alveole").new_session(get("alveole").parse_options({}), ["a", "b"]).ai_snapshot()
+    assert seat.act(game, game.turn) in game.legal_actions()
+    (both / "alveole-tiny").symlink_to(alone / "alveole-tiny", target_is_directory=True)
+    listed = {s.id for s in Catalogue([both]).entries("alveole")}
+    assert {"search:alveole-tiny.pt", "package:alveole-tiny"} <= listed and "search:alveole-tiny" not in listed
+    assert "search:alveole-tiny" not in {s.id for s in Catalogue([tmp_path]).entries()}  # not in Domain Wheel's menu

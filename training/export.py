@@ -17,7 +17,9 @@ any of their values.
 Flavours (:data:`policies.package.FLAVOURS`):
 
 * ``plain``: inputs ``observation`` int8 [B, D] and ``action_mask`` int8 [B, A]; outputs ``masked_logits``
-  float32 [B, A] (illegal actions at :data:`MASKED_LOGIT`) and ``action`` int64 [B] (the greedy action).
+  float32 [B, A] (illegal actions at :data:`MASKED_LOGIT`), ``action`` int64 [B] (the greedy action) and
+  ``value`` float32 [B] (the value head: the acting player's expected result, what a search seat over the
+  package reads).
 * ``ml-agents``: the tensors Unity ML-Agents' model loader expects (:mod:`training.export_mlagents`).
 
 Both action phases run through the same graph: the phase is an observation feature (``phase``, global
@@ -69,7 +71,7 @@ MASKED_LOGIT: Final = -1e9
 EXPORTER: Final = "torch.onnx.export(dynamo=True)"
 
 PLAIN_INPUTS: Final = ("observation", "action_mask")
-PLAIN_OUTPUTS: Final = ("masked_logits", "action")
+PLAIN_OUTPUTS: Final = ("masked_logits", "action", "value")
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,7 @@ def _hex_network(payload: dict[str, Any], path: Path) -> Any:
 
 
 def plain_module(net: Any) -> Any:
-    """Return the plain flavour's torch module: (int8 observation, int8 mask) -> (masked logits, action)."""
+    """Return the plain flavour's torch module: (int8 observation, int8 mask) -> (masked logits, action, value)."""
     import torch
 
     class PlainGraph(torch.nn.Module):
@@ -121,10 +123,12 @@ def plain_module(net: Any) -> Any:
             super().__init__()
             self.net = net
 
-        def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-            logits, _ = self.net(observation)
+        def forward(
+            self, observation: torch.Tensor, action_mask: torch.Tensor
+        ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+            logits, value = self.net(observation)
             masked = torch.where(action_mask != 0, logits, torch.full_like(logits, MASKED_LOGIT))
-            return masked, masked.argmax(-1)
+            return masked, masked.argmax(-1), value
 
     return PlainGraph().eval()
 
@@ -138,12 +142,14 @@ def plain_tensors(d: int, a: int) -> tuple[list[dict[str, Any]], list[dict[str, 
     outputs: list[dict[str, Any]] = [
         {"name": "masked_logits", "dtype": "float32", "shape": ["batch", a]},
         {"name": "action", "dtype": "int64", "shape": ["batch"]},
+        {"name": "value", "dtype": "float32", "shape": ["batch"]},
     ]
     roles: dict[str, str | None] = {
         "observation": "observation",
         "mask": "action_mask",
         "logits": "masked_logits",
         "action": "action",
+        "value": "value",
     }
     return inputs, outputs, roles
 

@@ -84,28 +84,34 @@ def compare(
     batch: int = 512,
     phase_feature: int | None = -9,
 ) -> dict[str, Any]:
-    """Return {positions, agree, phase_2, max_abs_logit_diff} of torch ``net`` vs onnx ``graph`` (same map).
+    """Return {positions, agree, phase_2, max_abs_logit_diff, max_abs_value_diff} of torch ``net`` vs onnx ``graph``.
 
-    ``phase_feature`` is the observation index of Domain Wheel's phase feature (None: a game without phases,
-    and no ``phase_2`` count).
+    Both on the same map. ``phase_feature`` is the observation index of Domain Wheel's phase feature (None: a
+    game without phases, and no ``phase_2`` count). The value difference is there when the graph has a value
+    output (what a search seat over the package reads).
     """
     import torch
 
-    agree, worst = 0, 0.0
+    agree, worst, worst_value = 0, 0.0, 0.0
     for at in range(0, len(obs), batch):
         o, m = obs[at : at + batch], masks[at : at + batch]
         with torch.no_grad():
-            logits = net(torch.from_numpy(o))[0].numpy()
+            logits, values = (t.numpy() for t in net(torch.from_numpy(o)))
         legal = m != 0
         want = np.where(legal, logits, -np.inf).argmax(1)
         got, onnx_logits = graph.run(o, m)
         agree += int((got == want).sum())
         if onnx_logits is not None:
             worst = max(worst, float(np.abs(np.where(legal, onnx_logits - logits, 0.0)).max()))
+        if getattr(graph, "has_value", False):
+            worst_value = max(worst_value, float(np.abs(graph.evaluate(o, m)[1] - values).max()))
     result: dict[str, Any] = {"positions": len(obs)}
     if phase_feature is not None:
         result["phase_2"] = int(obs[:, phase_feature].sum())  # the global block's "phase" (index 17 of 26)
-    return {**result, "agree": agree, "max_abs_logit_diff": worst}
+    result.update(agree=agree, max_abs_logit_diff=worst)
+    if getattr(graph, "has_value", False):
+        result["max_abs_value_diff"] = worst_value
+    return result
 
 
 def parity_report(
@@ -131,10 +137,17 @@ def parity_report(
         "positions": sum(r["positions"] for r in per_map),
         "agree": sum(r["agree"] for r in per_map),
         "max_abs_logit_diff": max(r["max_abs_logit_diff"] for r in per_map),
+        **_value_diff(per_map),
         "source": "arena-style games among the scripted AIs and the agent (sampling), both phases",
         "seed": seed,
         "maps": per_map,
     }
+
+
+def _value_diff(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Return {max_abs_value_diff} over the graphs that have a value output (none: an empty dict)."""
+    diffs = [r["max_abs_value_diff"] for r in rows if "max_abs_value_diff" in r]
+    return {"max_abs_value_diff": max(diffs)} if diffs else {}
 
 
 # ---------------------------------------------------------------- the board games
@@ -211,6 +224,7 @@ def board_parity_report(
         "positions": sum(r["positions"] for r in per_grid),
         "agree": sum(r["agree"] for r in per_grid),
         "max_abs_logit_diff": max(r["max_abs_logit_diff"] for r in per_grid),
+        **_value_diff(per_grid),
         "source": f"games among {game.title}'s seats and the agent (sampling)",
         "seed": seed,
         "grids": per_grid,

@@ -111,6 +111,7 @@ def run_command(args: argparse.Namespace) -> int:
         print(
             f"parity: {parity['agree']}/{parity['positions']} greedy actions agree, "
             f"max |logit difference| {parity['max_abs_logit_diff']:.3g}"
+            + (f", max |value difference| {parity['max_abs_value_diff']:.3g}" if "max_abs_value_diff" in parity else "")
         )
     strength = manifest["strength"]
     for row in strength.get("results", []):
