@@ -193,6 +193,16 @@ class NetworkConfig(_Section):
     cell_layers: int = _int(1, 0, 64)  # hex convolutions over the cells (board games: residual blocks)
     land_layers: int = _int(3, 0, 64)  # rounds of message passing between lands (board games: 0)
     head_hidden: int = _int(64, 8, 4096)
+    #: start from the weights of a ``dw train`` checkpoint or policy file (.pt) of the same game and network size,
+    #: made on any map or options (no weight depends on them): the next stage of a curriculum over map sizes
+    #: (None: fresh weights). Read once when the run starts; ``--resume`` continues from the run's own weights.
+    init_from: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=4096,
+        pattern=r"^[^\x00]*$",
+        json_schema_extra={"allowed": "the path of a .pt file written by dw train (checkpoint.pt or policy.pt)"},
+    )
 
 
 class LeagueConfig(_Section):
@@ -336,8 +346,8 @@ class TrainConfig(_Section):
         return GameOptions.from_dict(self.game)
 
     def network_size(self) -> dict[str, int]:
-        """Return the network's size keys (policies/network.py HexPolicyNet's arguments)."""
-        return self.network.model_dump()
+        """Return the network's size keys (policies/network.py HexPolicyNet's arguments; not ``init_from``)."""
+        return self.network.model_dump(exclude={"init_from"})
 
     def to_dict(self) -> dict[str, Any]:
         """Return the full config as a plain mapping (what is saved with every run)."""

@@ -67,3 +67,25 @@ def make_network(config: TrainConfig, device: Any) -> Any:
 def scripted_seats(game_id: str, env: Any) -> ScriptedSeats:
     """Return the scripted seats of ``env``'s slots (Domain Wheel's two-phase AIs or the game's seats)."""
     return ScriptedSeats(env) if game_id == games.DEFAULT_GAME else ScriptedSeats(env, games.get(game_id))
+
+
+def initial_weights(config: TrainConfig) -> dict[str, Any] | None:
+    """Return the checkpoint payload ``network.init_from`` names (None: not set), checked whole before any work.
+
+    It must be a ``dw train`` file of the config's game with the config's network size; its map and options
+    may differ (no weight depends on them). FileNotFoundError or CheckpointError naming what does not fit.
+    """
+    from policies import checkpoint
+
+    path = config.network.init_from
+    if path is None:
+        return None
+    payload = checkpoint.load(path, game_id=config.game_id)
+    size, want = checkpoint.network_size(payload, path), config.network_size()
+    if size != want:
+        differ = ", ".join(f"{k} {size[k]} (this config: {want[k]})" for k in want if size.get(k) != want[k])
+        raise checkpoint.CheckpointError(
+            f"network.init_from: {path} holds a network of another size: {differ}; set network.* to the file's "
+            f"sizes to start from its weights"
+        )
+    return payload

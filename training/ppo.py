@@ -45,7 +45,7 @@ from policies.network import chunk_rows, evaluate_actions, policy_step
 from training import rollout_actors, run_folder
 from training.config import TrainConfig, to_yaml
 from training.evaluate import evaluate, format_results
-from training.game_setup import is_domain_wheel, make_env, num_players, scripted_seats
+from training.game_setup import initial_weights, is_domain_wheel, make_env, num_players, scripted_seats
 from training.game_setup import make_network as make_game_network
 from training.imitation import warm_start
 from training.interrupt import StopRequest
@@ -459,6 +459,7 @@ def start_session(
     if resume is not None and resume.is_dir():
         resume = resume / "checkpoint.pt"
     run = config.run
+    initial = initial_weights(config) if resume is None else None  # network.init_from, checked before any work
     folder = run_folder.choose(run.out_dir, run.name, run.seed, run_dir, resume, overwrite)
     minutes = config.run.max_minutes  # counted from here: warm start and PPO together
     deadline = time.monotonic() + minutes * 60 if minutes > 0 else float("inf")
@@ -470,6 +471,10 @@ def start_session(
     threads = env_threads(config.run.env_threads)
     env = make_env(config, n, threads, config.run.seed)
     net = make_network(config, device)
+    if initial is not None:  # a curriculum's next stage: the previous stage's weights on this map
+        checkpoint.load_weights(net, initial, str(config.network.init_from))
+        steps = initial.get("counters", {}).get("env_steps", "?")
+        print(f"initial weights: {config.network.init_from} (trained {steps} env steps)")
     optimizer = torch.optim.Adam(net.parameters(), lr=config.ppo.learning_rate, eps=1e-5)
     league = League(config.league, n, num_players(config.game_id))
     obs, masks, player = env.reset()
