@@ -219,3 +219,21 @@ def test_resume_refuses_a_tampered_game_in_progress(tmp_path: Path, game: str, a
     with pytest.raises(CheckpointError, match=f"table.env: {message}"):
         train(config, resume=tampered)
     assert sorted(p.name for p in tampered.parent.iterdir()) == before
+
+
+def test_resume_refuses_a_board_game_file_without_its_tuple_held_state(tmp_path: Path) -> None:
+    """Only Domain Wheel's tuple-held arrays are not state; Alveole's ``_state`` is its games in progress."""
+    from policies.checkpoint import CheckpointError
+    from training.config import load
+    from training.ppo import train
+
+    config = load(_tiny_config(tmp_path, "{name: alveole, max_plies: 80}"), ["run.stop_after_updates=1"])
+    train(config, run_dir=tmp_path / "run")
+    payload = torch.load(tmp_path / "run" / "checkpoint.pt", weights_only=True)
+    env = payload["training"]["table"]["env"]
+    payload["training"]["table"]["env"] = {k: v for k, v in env.items() if "." not in k}
+    stripped = tmp_path / "stripped" / "checkpoint.pt"
+    stripped.parent.mkdir()
+    torch.save(payload, stripped)
+    with pytest.raises(CheckpointError, match=r"table.env: missing _init.0, .*_state.0"):
+        train(config, resume=stripped)

@@ -152,3 +152,21 @@ def test_an_unknown_objective_is_refused(tmp_path: Path, capsys: pytest.CaptureF
     assert main(args) == 2
     err = capsys.readouterr().err
     assert "env.objective" in err and "centre_denial" in err
+
+
+def test_a_file_from_before_tuple_arrays_were_saved_resumes_exactly(runs: dict[str, Any], tmp_path: Path) -> None:
+    """Domain Wheel's tuple-held env arrays are constants, scratch or aliases: a file without them resumes exactly."""
+    old = {**runs["first"], "training": dict(runs["first"]["training"])}
+    table = dict(old["training"]["table"])
+    table["env"] = {k: v for k, v in table["env"].items() if "." not in k}
+    assert len(table["env"]) < len(runs["first"]["training"]["table"]["env"])  # there was something to strip
+    old["training"]["table"] = table
+    folder = tmp_path / "older"
+    folder.mkdir()
+    checkpoint.save(folder / "checkpoint.pt", old)
+    resume = ["train", "--resume", str(folder), "--set", "run.stop_after_updates=0", "--set", "eval.final_games=0"]
+    assert main(resume) == 0
+    resumed, straight = checkpoint.load(folder / "checkpoint.pt"), checkpoint.load(runs["straight"] / "checkpoint.pt")
+    assert resumed["counters"]["updates"] == straight["counters"]["updates"] == 4
+    for name, tensor in straight["model"].items():
+        assert torch.equal(resumed["model"][name], tensor), name

@@ -44,6 +44,11 @@ from training.league import scripted_kinds
 
 #: the vector env's per-thread scratch (written before it is read at every step): not part of a game's state
 ENV_SCRATCH = ("_rbufs",)
+#: the tuple-held arrays of Domain Wheel's vector env, none of them state: the initial position (a constant),
+#: the kernels' and the encoder's workspaces (scratch) and the outputs (the same arrays as ``_obs``, ``_masks``,
+#: ... saved by name). Files written before tuple-held arrays were saved (for the board games' envs, whose
+#: ``_state`` is one) lack them and still resume; the arrays keep what the fresh env holds.
+DW_TUPLES_NOT_STATE = ("_init", "_ws", "_xs", "_outputs")
 #: the counters every checkpoint carries, and their ranges
 COUNTERS: dict[str, tuple[int, int]] = {
     "env_steps": (0, 2**62),
@@ -395,7 +400,15 @@ def _read_table(value: Any, table: TableLike, rollout: RolloutLike, known: set[s
     )
     env = table.env
     ours = env_arrays(env)
-    env_in = st.check_keys(saved["env"], ours, "table.env")
+    given = saved["env"]
+    tuples = [k for k in ours if "." in k]
+    if (
+        isinstance(given, dict)
+        and not any(isinstance(k, str) and "." in k for k in given)
+        and all(k.split(".")[0] in DW_TUPLES_NOT_STATE for k in tuples)
+    ):  # a file from before tuple-held arrays were saved: Domain Wheel's hold no state
+        ours = {k: v for k, v in ours.items() if k not in tuples}
+    env_in = st.check_keys(given, ours, "table.env")
     env_out: dict[str, Any] = {}
     for name in ours:
         target = ours[name]
