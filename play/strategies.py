@@ -11,7 +11,8 @@ packages made for it (a checkpoint names its game, policies/checkpoint.py; a pac
   ``package:NAME``; its card is the manifest's description, game (trained and accepted options),
   strength and provenance;
 * search: every checkpoint again, played by tree search over its network (policies/search.py) with
-  :data:`SEARCH_PLAYOUTS` playouts a move, id ``search:NAME.pt``; its card is the checkpoint's. A package
+  :data:`SEARCH_PLAYOUTS` playouts a move (a game's adapter may set its own, ``menu_search_playouts``: Alveole
+  800), id ``search:NAME.pt``; its card is the checkpoint's. A package
   whose graphs have a value output (policies/package_evaluator.py) gets one too, id ``search:NAME``, unless
   its checkpoint ``NAME.pt`` is listed with its own search seat (one search entry per agent).
 
@@ -192,6 +193,7 @@ def discover(dirs: list[Path] | tuple[Path, ...], game_id: str = games.DEFAULT_G
     found = _scripted(game_id)
     seen: set[str] = {s.id for s in found}
     searched: list[Strategy] = []  # search seats over packages, listed last
+    playouts = search_playouts(game_id)
     for directory in dirs:
         if not directory.is_dir():
             continue
@@ -202,15 +204,16 @@ def discover(dirs: list[Path] | tuple[Path, ...], game_id: str = games.DEFAULT_G
                     continue
                 card = _model_card(path)
                 entries.append(Strategy(f"checkpoint:{path.name}", "checkpoint", path.stem, str(path.resolve()), card))
-                spec = f"search:{path.resolve()}?playouts={SEARCH_PLAYOUTS}"
-                name = f"{path.stem} + búsqueda ({SEARCH_PLAYOUTS})"
+                spec = f"search:{path.resolve()}?playouts={playouts}"
+                name = f"{path.stem} + búsqueda ({playouts})"
                 entries.append(Strategy(f"search:{path.name}", "search", name, spec, card))
             elif path.is_dir() and (path / "strategy.json").is_file() and package_game(path) == game_id:
                 name, card = _package_card(path)
                 entries.append(Strategy(f"package:{path.name}", "package", name, str(path.resolve()), card))
                 if _package_has_value(path):
-                    spec = f"search:{path.resolve()}?playouts={SEARCH_PLAYOUTS}"
-                    searched.append(Strategy(f"search:{path.name}", "search", f"{name} + búsqueda", spec, card))
+                    spec = f"search:{path.resolve()}?playouts={playouts}"
+                    label = f"{name} + búsqueda ({playouts})"
+                    searched.append(Strategy(f"search:{path.name}", "search", label, spec, card))
             for entry in entries:
                 if entry.id not in seen:  # the first folder wins a name clash (command-line folders come first)
                     seen.add(entry.id)
@@ -220,6 +223,11 @@ def discover(dirs: list[Path] | tuple[Path, ...], game_id: str = games.DEFAULT_G
             seen.add(entry.id)
             found.append(entry)
     return found
+
+
+def search_playouts(game_id: str) -> int:
+    """Return the playouts a move of the menu's search seats in a game (its adapter's ``menu_search_playouts``)."""
+    return int(getattr(games.get(game_id), "menu_search_playouts", SEARCH_PLAYOUTS))
 
 
 def _package_has_value(folder: Path) -> bool:

@@ -73,3 +73,11 @@ def test_a_package_with_a_value_output_is_also_a_search_seat_unless_its_checkpoi
     listed = {s.id for s in Catalogue([both]).entries("alveole")}
     assert {"search:alveole-tiny.pt", "package:alveole-tiny"} <= listed and "search:alveole-tiny" not in listed
     assert "search:alveole-tiny" not in {s.id for s in Catalogue([tmp_path]).entries()}  # not in Domain Wheel's menu
+
+
+def test_each_game_sets_the_menu_search_budget() -> None:
+    alveole = {s.id: s for s in Catalogue([]).entries("alveole")}
+    dw = {s.id: s for s in Catalogue([]).entries()}
+    assert alveole["search:alveole-agent.pt"].spec.endswith("?playouts=800")
+    assert alveole["search:alveole-agent.pt"].display_name == "alveole-agent + búsqueda (800)"
+    assert dw["search:small-agent.pt"].spec.endswith("?playouts=64")

@@ -55,6 +55,9 @@ class BoardGame(ABC):
     row_columns: tuple[str, ...] = ()
     #: the game's own entries in the arena report's conventions (e.g. what its metrics count)
     conventions: Mapping[str, str] = {}
+    #: the playouts a move of the search seat the browser game's menu offers over each agent (a game's moves
+    #: differ in cost: Domain Wheel's expand two phases, Alveole's are cheap and its agent needs depth)
+    menu_search_playouts: int = 64
 
     @property
     def num_players(self) -> int:
