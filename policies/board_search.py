@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 
 from policies import search
 from policies.base import Policy
+from policies.puct import puct_select
 from policies.search import PREFIX, SearchParams, split_spec
 
 
@@ -138,11 +139,8 @@ class BoardSearchPolicy(Policy):
         return node.value
 
     def _select(self, node: Node) -> int:
-        n = node.visits.sum()
         fpu = node.value if node.value is not None else 0.0
-        q = np.where(node.visits > 0, node.totals / np.maximum(node.visits, 1), fpu)
-        u = self.params.c_puct * node.priors * math.sqrt(max(n, 1)) / (1 + node.visits)
-        return int(np.argmax(q + u))
+        return int(puct_select(node.visits, node.totals, node.priors, fpu, self.params.c_puct))
 
     def _playout(self, root: Node) -> None:
         path: list[tuple[Node, int]] = []

@@ -50,6 +50,7 @@ from dw_env.errors import brief
 from dw_env.info import NUM_PLAYERS
 from dw_env.options import GameOptions
 from policies.base import Policy
+from policies.puct import puct_select
 from policies.two_phase import TwoPhaseDriver
 
 #: the spec prefix: ``search:PATH`` or ``search:PATH?playouts=64&c_puct=1.5&time=0.5&greedy=1``
@@ -238,10 +239,7 @@ class SearchPolicy(Policy):
         """Return the index of the move PUCT picks at ``node`` for its player."""
         p = node.player
         assert node.value is not None
-        n = node.visits
-        q = np.where(n > 0, node.totals[:, p] / np.maximum(n, 1), node.value[p])
-        u = self.params.c_puct * node.priors * math.sqrt(max(1, int(n.sum()))) / (1 + n)
-        return int(np.argmax(q + u))
+        return int(puct_select(node.visits, node.totals[:, p], node.priors, float(node.value[p]), self.params.c_puct))
 
     def _playout(self, root: Node) -> None:
         """Walk down by PUCT to a new position, value it, and add the value to every node on the path."""

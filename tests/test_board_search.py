@@ -108,3 +108,21 @@ def test_search_seat_plays_legal_moves_of_a_checkpoint(tmp_path: Path, game_id: 
         adapter.check_seat_spec(f"search:{tmp_path / 'missing.pt'}")
     with pytest.raises(ValueError, match="playouts"):
         adapter.check_seat_spec(f"search:{path}?playouts=0")
+
+
+def test_the_compiled_selection_is_puct_on_random_nodes() -> None:
+    """puct_select picks the first maximum of Q + c * prior * sqrt(max(N, 1)) / (1 + n), unvisited Q = fpu."""
+    import math
+
+    from policies.puct import puct_select
+
+    rng = np.random.default_rng(0)
+    for _ in range(3000):
+        k = int(rng.integers(1, 40))
+        visits = (rng.integers(0, 5, k) * (rng.random(k) < 0.6)).astype(np.int64)
+        totals, priors, fpu = rng.normal(size=k) * visits, rng.dirichlet(np.ones(k)), float(rng.normal())
+        q = np.where(visits > 0, totals / np.maximum(visits, 1), fpu)
+        u = 1.5 * priors * math.sqrt(max(int(visits.sum()), 1)) / (1 + visits)
+        assert puct_select(visits, totals, priors, fpu, 1.5) == int(np.argmax(q + u))
+    # ties go to the first index, as numpy's argmax
+    assert puct_select(np.zeros(3, np.int64), np.zeros(3), np.full(3, 1 / 3), 0.0, 1.5) == 0
