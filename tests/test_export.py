@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -162,8 +163,23 @@ def _edit(copy: Path, change: object) -> None:
         (lambda m: m["graphs"][0]["inputs"][0].update(name="obs"), r"roles.observation is 'observation'"),
         (lambda m: m["graphs"][0]["inputs"][0].update(shape=["batch", 7]), r"graph and manifest disagree"),
         (lambda m: m.update(name="other"), r"metadata 'name' is 'small-agent', the manifest says 'other'"),
+        (lambda m: m["graphs"][0]["roles"].update(value="observation"), r"roles.value is 'observation'; expected one"),
+        (lambda m: m["graphs"][0]["roles"].update(value="action"), r"outputs of dtype float32 and shape \[batch\]"),
+        (lambda m: m["graphs"][0]["roles"].update(score="value"), r"unknown key 'score'"),
     ],
-    ids=["unknown-key", "missing-key", "format-version", "observation-version", "game", "roles", "shape", "meta"],
+    ids=[
+        "unknown-key",
+        "missing-key",
+        "format-version",
+        "observation-version",
+        "game",
+        "roles",
+        "shape",
+        "meta",
+        "value-an-input",
+        "value-not-float",
+        "unknown-role",
+    ],
 )
 def test_a_bad_manifest_is_refused_with_a_clear_message(package: Path, tmp_path: Path, change, message) -> None:  # type: ignore[no-untyped-def]
     copy = _copy(package, tmp_path)
@@ -252,3 +268,29 @@ def test_search_seat_refuses_a_folder_that_is_no_package(tmp_path: Path) -> None
 
     with pytest.raises(ValueError, match="is a folder but not a strategy package"):
         check_spec(f"search:{tmp_path}")
+
+
+def test_a_package_without_a_value_output_plays_but_is_refused_by_the_search(package: Path, tmp_path: Path) -> None:
+    """A manifest from before the value output (no ``value`` role, no ``value`` output) still loads and plays."""
+    import onnx
+
+    from policies.search import load
+
+    copy = _copy(package, tmp_path)
+    m = json.loads((copy / MANIFEST).read_text())
+    for graph in m["graphs"]:
+        graph["roles"].pop("value")
+        graph["outputs"] = [o for o in graph["outputs"] if o["name"] != "value"]
+        model = onnx.load(str(copy / graph["file"]))
+        kept = [o for o in model.graph.output if o.name != "value"]
+        del model.graph.output[:]
+        model.graph.output.extend(kept)
+        onnx.save(model, str(copy / graph["file"]))
+        graph["sha256"] = hashlib.sha256((copy / graph["file"]).read_bytes()).hexdigest()
+    (copy / MANIFEST).write_text(json.dumps(m))
+    seat = load_policy_file(copy, seed=0)
+    game = Game.new(SMALL)
+    move = seat.act(game, game.turn)
+    assert move in game.legal_moves()
+    with pytest.raises(PackageError, match="has no value output, which a search seat needs; export the agent again"):
+        load(f"search:{copy}")
