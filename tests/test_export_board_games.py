@@ -197,6 +197,20 @@ def test_the_arena_plays_a_package_without_torch(built: dict[str, Path], tmp_pat
     assert "blocked" not in run.stderr
 
 
+def test_the_search_seat_over_a_package_plays_without_torch(built: dict[str, Path], tmp_path: Path) -> None:
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "sitecustomize.py").write_text(BLOCKER)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(shim), str(ROOT)])}
+    seat = f"search:{built['alveole']}?playouts=16"
+    args = [sys.executable, "-m", "dw_cli.main", "arena", "--game", "alveole", "--lineup", f"{seat},random"]
+    args += ["--games", "2", "--option", "max_plies=40", "--workers", "1", "--no-progress"]
+    run = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "Arena: Alveole, 2 games" in run.stdout and seat in run.stdout
+    assert "blocked" not in run.stderr
+
+
 def test_a_package_of_another_game_is_refused_naming_both_games(built: dict[str, Path]) -> None:
     from policies.files import make_seat_policy
 

@@ -585,9 +585,14 @@ def test_real_uvicorn_on_loopback(records: Path) -> None:
 
 
 def test_without_torch_only_scripted_ais_and_packages_are_offered(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A play-only install (no torch) lists no checkpoint it could not load."""
+    """A play-only install (no torch) lists no checkpoint it could not load; the packages' search seats run on onnx."""
+    from pathlib import Path
+
     from play import strategies
 
     monkeypatch.setattr(strategies, "_torch_installed", lambda: False)
-    kinds = {s.kind for s in strategies.Catalogue().entries()}
-    assert kinds == {"scripted", "package"}
+    entries = strategies.Catalogue().entries()
+    assert {s.kind for s in entries} == {"scripted", "package", "search"}
+    searches = [s for s in entries if s.kind == "search"]
+    assert {s.id for s in searches} == {"search:small-agent", "search:small-10m"}  # the shipped packages
+    assert all(Path(s.spec.removeprefix("search:").partition("?")[0]).is_dir() for s in searches)
