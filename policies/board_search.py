@@ -84,16 +84,16 @@ class TorchBoardEvaluator:
 class PackageBoardEvaluator:
     """A board game's exported package (onnxruntime only) as the search's evaluator."""
 
-    def __init__(self, package: Any, game: Any) -> None:
+    def __init__(self, package: Any, adapter: Any) -> None:
         from policies.package_evaluator import PackageEvaluator
 
-        self.graphs, self.game = PackageEvaluator(package), game
+        self.graphs, self.adapter = PackageEvaluator(package), adapter  # adapter: the game's BoardGrid
 
     def fit(self, game: Any) -> None:
         """Use the package's graph of the grid of ``game``; PackageError listing the grids it has."""
         from policies.board_onnx_policy import grid_key
 
-        self.graphs.select(grid_key(self.game.planes(game.options)))
+        self.graphs.select(grid_key(self.adapter.planes(game.options)))
 
     def __call__(self, obs: NDArray[np.int8], mask: NDArray[np.int8]) -> tuple[NDArray[np.float64], float]:
         """Return (masked logits [A], value for the player to act) of one position."""
@@ -221,14 +221,14 @@ def check_spec(spec: str, game: Any) -> None:
 
 def load(spec: str, game: Any, seed: int | None = None) -> BoardSearchPolicy:
     """Return the search seat of ``search:PATH[?...]`` on a ``dw train`` checkpoint or exported package of ``game``."""
-    check_spec(spec, game)
+    search.check_spec(spec)
     path, params = split_spec(spec)
     label = f"{PREFIX}{Path(path).name}"
     evaluator: TorchBoardEvaluator | PackageBoardEvaluator
     if Path(path).is_dir():
         from policies.board_onnx_policy import check_package
 
-        evaluator = PackageBoardEvaluator(check_package(path, game), game)
+        evaluator = PackageBoardEvaluator(check_package(path, game), game)  # the package checked once
     else:
         from policies.board_network_policy import load as load_network
 

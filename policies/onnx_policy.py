@@ -94,17 +94,22 @@ class OnnxGraph:
         out = self.session.run(self._fetch, feed)
         return np.asarray(out[0]).reshape(len(obs)), (out[1] if self.has_logits else None)
 
-    def evaluate(self, obs: NDArray[Any], mask: NDArray[Any]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-        """Return (masked logits [B, A], values of the acting player [B]): what a search seat asks of the graph.
-
-        PackageError if the graph has no logits or no value output (export the agent again with this version).
-        """
+    def check_evaluate(self) -> None:
+        """Raise PackageError unless the graph has the logits and the value a search seat reads."""
         if self._evaluate_fetch is None:
             missing = "logits" if not self.has_logits else "value"
             raise PackageError(
                 f"{self.file}: this graph has no {missing} output, which a search seat needs; export the agent "
-                f"again with this version (dw export writes both in the plain flavour)"
+                f"again with this version (dw export --flavour plain writes both), or seat the package without search"
             )
+
+    def evaluate(self, obs: NDArray[Any], mask: NDArray[Any]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """Return (masked logits [B, A], values of the acting player [B]): what a search seat asks of the graph.
+
+        PackageError if the graph has no logits or no value output (:meth:`check_evaluate`).
+        """
+        self.check_evaluate()
+        assert self._evaluate_fetch is not None
         feed = {self._obs.name: obs.astype(self._obs_dtype, copy=False), self._mask.name: mask.astype(self._mask_dtype)}
         logits, values = self.session.run(self._evaluate_fetch, feed)
         return np.asarray(logits, np.float32), np.asarray(values, np.float32).reshape(len(obs))

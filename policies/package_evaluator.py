@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from policies.onnx_policy import OnnxGraph
-from policies.package import Package, PackageError
+from policies.package import Package
 
 
 class PackageEvaluator:
@@ -32,13 +32,7 @@ class PackageEvaluator:
         self._graphs: dict[str, OnnxGraph] = {}
         for spec in package.graphs:
             graph = OnnxGraph(package, spec)
-            if not graph.has_logits or not graph.has_value:
-                missing = "logits" if not graph.has_logits else "value"
-                raise PackageError(
-                    f"{package.folder / spec.file}: this {package.flavour} graph has no {missing} output, which a "
-                    f"search seat needs; export the agent again with this version (dw export --flavour plain "
-                    f"writes both), or seat the package without search"
-                )
+            graph.check_evaluate()  # refused now, not at the first move
             self._graphs[spec.file] = graph
         self.graph: OnnxGraph = self._graphs[package.graphs[0].file]
         self._key: dict[str, int] | None = None
