@@ -10,11 +10,11 @@ packages made for it (a checkpoint names its game, policies/checkpoint.py; a pac
 * package: every folder holding ``strategy.json`` (an exported strategy, policies/package.py), id
   ``package:NAME``; its card is the manifest's description, game (trained and accepted options),
   strength and provenance;
-* search: every checkpoint again, played by tree search over its network (policies/search.py) with
-  :data:`SEARCH_PLAYOUTS` playouts a move (a game's adapter may set its own, ``menu_search_playouts``: Alveole
-  800), id ``search:NAME.pt``; its card is the checkpoint's. A package
-  whose graphs have a value output (policies/package_evaluator.py) gets one too, id ``search:NAME``, unless
-  its checkpoint ``NAME.pt`` is listed with its own search seat (one search entry per agent).
+* search: every checkpoint again, played by tree search over its network (policies/search.py) with the
+  game's menu budget of playouts a move (its adapter's ``menu_search_playouts``: 64, Alveole 800), id
+  ``search:NAME.pt``; its card is the checkpoint's. A package whose graphs have a value output
+  (policies/package_evaluator.py) gets one too, id ``search:NAME``, unless its checkpoint ``NAME.pt`` is
+  listed with its own search seat (one search entry per agent).
 
 Checkpoints and their search seats are listed only where torch is installed (the ``train`` extra); an
 install with the ``play`` extra alone offers the scripted AIs, the exported packages and the search over
@@ -39,8 +39,6 @@ from policies import games, registry
 #: the repository's shipped checkpoints, searched after the folders given on the command line
 DEFAULT_DIRS: tuple[Path, ...] = (Path(__file__).resolve().parents[1] / "checkpoints",)
 _CARD_LIMIT = 20_000
-#: the search seat's budget in the menu: about half a second a move on the standard map on one core
-SEARCH_PLAYOUTS = 64
 _GAME_ROW = re.compile(r"^\|\s*Game\s*\|\s*(.+?)\s*\|\s*$", re.MULTILINE)
 
 
@@ -227,7 +225,7 @@ def discover(dirs: list[Path] | tuple[Path, ...], game_id: str = games.DEFAULT_G
 
 def search_playouts(game_id: str) -> int:
     """Return the playouts a move of the menu's search seats in a game (its adapter's ``menu_search_playouts``)."""
-    return int(getattr(games.get(game_id), "menu_search_playouts", SEARCH_PLAYOUTS))
+    return int(games.get(game_id).menu_search_playouts)
 
 
 def _package_has_value(folder: Path) -> bool:
