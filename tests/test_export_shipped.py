@@ -42,6 +42,8 @@ def test_package_is_small_measured_and_made_from_the_shipped_checkpoint(folder: 
     parity = m["parity"]
     assert parity["agree"] == parity["positions"] >= 1000
     assert parity["max_abs_logit_diff"] < 1e-3
+    assert all(graph.roles["value"] == "value" for graph in package.graphs)  # search:FOLDER runs on it
+    assert parity["max_abs_value_diff"] < 1e-3
     card = checkpoint.with_suffix(".md").read_text()
     assert f"checkpoints/{folder.name}/" in card, "the model card's export paragraph names the package"
 
@@ -73,3 +75,28 @@ def test_package_plays_legal_moves_on_every_map_it_accepts(folder: Path) -> None
             move = seats[game.turn].act(game, game.turn)
             assert move in game.legal_moves(), json.dumps(graph.accepts)
             game.play(move)
+
+
+@pytest.mark.parametrize("folder", PACKAGES, ids=lambda p: p.name)
+def test_search_seat_over_the_package_plays_legal_moves(folder: Path) -> None:
+    pytest.importorskip("onnxruntime")
+    package = read_package(folder)
+    spec = f"search:{folder}?playouts=6"
+    if package.game != "domain-wheel":
+        adapter = games.get(package.game)
+        options = adapter.options_from_dict(package.manifest["game"]["trained_options"])
+        seat, game = adapter.make_seat(spec, seed=0), adapter.new_game(options)
+        for _ in range(8):
+            action = seat.act(game, game.turn)
+            assert action in game.legal_actions()
+            game.play(action)
+        return
+    from policies.search import load
+
+    seat = load(spec, seed=0)
+    game = Game.new(GameOptions(**{**package.manifest["game"]["trained_options"], "max_rounds": 12}))
+    for _ in range(8):
+        move = seat.act(game, game.turn)
+        assert move in game.legal_moves()
+        game.play(move)
+
