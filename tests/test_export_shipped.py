@@ -99,4 +99,3 @@ def test_search_seat_over_the_package_plays_legal_moves(folder: Path) -> None:
         move = seat.act(game, game.turn)
         assert move in game.legal_moves()
         game.play(move)
-
