@@ -52,7 +52,10 @@ NETWORK_LIMITS: dict[str, tuple[int, int]] = {
     "cell_layers": (0, 64),
     "land_layers": (0, 64),
     "head_hidden": (8, 4096),
+    "turn_trunk": (0, 1),
 }
+#: the size keys files written before them lack, and the value that reads them as they were made
+NETWORK_DEFAULTS: dict[str, int] = {"turn_trunk": 0}
 #: temporary files :func:`write_atomic` leaves behind when the process is killed mid-write
 _TEMPORARY = re.compile(r"^\.(?P<name>.+)\.[A-Za-z0-9_]{6,}\.tmp$")
 
@@ -198,6 +201,9 @@ def network_size(payload: dict[str, Any], path: str | Path) -> dict[str, int]:
             raise CheckpointError(f"{path}: unknown network key {brief(key)}; allowed: {allowed}")
     size: dict[str, int] = {}
     for key, (low, high) in NETWORK_LIMITS.items():
+        if key not in network and key in NETWORK_DEFAULTS:
+            size[key] = NETWORK_DEFAULTS[key]
+            continue
         if key not in network:
             raise CheckpointError(f"{path}: damaged checkpoint, network lacks {key}; it needs {allowed}")
         value = network[key]
@@ -258,6 +264,8 @@ def build_network(payload: dict[str, Any], path: str | Path) -> Any:
 
             net = HexPolicyNet(build_geometry(options.land_radius, options.map_radius), **size)
         else:
+            if size.pop("turn_trunk"):
+                raise CheckpointError(f"{path}: network.turn_trunk must be 0 for {game} (one decision a turn), got 1")
             net = games.get(game).make_network(options, size)  # type: ignore[attr-defined]
     load_weights(net, payload, path)
     return net

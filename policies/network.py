@@ -27,9 +27,23 @@ built from the :class:`dw_env.geometry.Geometry` (:meth:`HexPolicyNet.set_geomet
 
 Output: one logit per cell (phase 1: which piece; phase 2: which destination), then the pass and
 end-request logits, and the value. The caller masks illegal actions.
+
+**One trunk per turn** (``turn_trunk=1``, what ``dw train`` builds by default). A turn is two decisions
+(rule 3.2: choose a piece, then its destination) whose observations differ only in the *phase inputs*: the
+``selected``, ``dest_*`` and ``movable`` cell planes and the ``phase`` and ``end_request_legal`` globals. With
+``turn_trunk`` the cell, land and global layers (the *trunk*, :meth:`HexPolicyNet.trunk`) read everything else,
+so both decisions of a turn have the same trunk, bit for bit, and a trainer computes it once for the two
+(:class:`TrunkCache` while playing, :func:`turn_groups` in the update). The phase inputs enter in the heads
+(:meth:`HexPolicyNet.heads`): the two phase globals and the trunk features of the selected piece (phase 2)
+join the global features of the pass/end-request logits and the value, and the cell head scores only the cells
+that have a phase plane set (every legal cell is one: a movable piece in phase 1, a destination in phase 2),
+each from its trunk features, its phase planes and those globals, so the heads cost little beside the trunk.
+Files written before this option (``turn_trunk=0``) read every input in the trunk, as before.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -39,6 +53,52 @@ from torch import Tensor, nn
 
 from dw_env.envs.observation import CELL_FEATURES, GLOBAL_FEATURES, LAND_FEATURES, OBSERVATION_VERSION
 from dw_env.geometry import Geometry
+
+#: the cell planes and global features that change between the two decisions of one turn (rule 3.2)
+PHASE_CELL_FEATURES = ("selected", *(f for f in CELL_FEATURES if f.startswith("dest_")), "movable")
+PHASE_GLOBAL_FEATURES = ("phase", "end_request_legal")
+
+
+def _split_names(names: tuple[str, ...], phase: tuple[str, ...]) -> tuple[list[int], list[int]]:
+    """Return (indices of the turn-invariant features, indices of the phase features) of ``names``."""
+    missing = [f for f in phase if f not in names]
+    if missing:
+        raise ValueError(f"the observation lacks the phase features {missing}")
+    return [i for i, f in enumerate(names) if f not in phase], [names.index(f) for f in phase]
+
+
+CELL_FIXED, CELL_PHASE = _split_names(CELL_FEATURES, PHASE_CELL_FEATURES)
+GLOBAL_FIXED, GLOBAL_PHASE = _split_names(GLOBAL_FEATURES, PHASE_GLOBAL_FEATURES)
+if list(range(CELL_PHASE[0], CELL_PHASE[-1] + 1)) != CELL_PHASE or list(range(CELL_PHASE[0])) != CELL_FIXED:
+    raise ImportError("the network slices the cell planes: the phase planes must come last, in one block")
+
+
+def same_turn_inputs(a: NDArray[np.int8], b: NDArray[np.int8], num_cells: int) -> NDArray[np.bool_]:
+    """Return, row by row, whether flat observations ``a`` and ``b`` [B, D] agree on every turn-fixed input.
+
+    Those are what a ``turn_trunk`` trunk reads: every input but the phase planes and the phase globals.
+    """
+    fc, head = len(CELL_FEATURES), CELL_PHASE[0]
+    cells_a = a[:, : num_cells * fc].reshape(len(a), num_cells, fc)[:, :, :head]
+    cells_b = b[:, : num_cells * fc].reshape(len(b), num_cells, fc)[:, :, :head]
+    same = (cells_a == cells_b).all((1, 2))
+    differ = a[:, num_cells * fc :] != b[:, num_cells * fc :]
+    differ[:, differ.shape[1] - len(GLOBAL_FEATURES) + np.asarray(GLOBAL_PHASE)] = False
+    return np.asarray(same & ~differ.any(1))
+
+
+class Trunk(NamedTuple):
+    """What the trunk computes once per turn: cells [B, C, h] (land-major), lands [B, L, h], global [B, h]..."""
+
+    cells: Tensor
+    lands: Tensor
+    glob: Tensor
+    pool: Tensor  # [B, h]: the attention pool over the cells
+
+    def take(self, rows: Tensor) -> Trunk:
+        """Return the trunk of the observations ``rows`` (an index into this batch; gradients flow back)."""
+        return Trunk(*(part.index_select(0, rows) for part in self))
+
 
 #: divisor of each observation feature (by name) so that inputs are about 0..1; unnamed features use 1
 FEATURE_SCALE: dict[str, float] = {
@@ -150,28 +210,46 @@ class HexPolicyNet(nn.Module):
     observation_version = OBSERVATION_VERSION
 
     def __init__(
-        self, geometry: Geometry, channels: int = 24, cell_layers: int = 2, land_layers: int = 3, head_hidden: int = 64
+        self,
+        geometry: Geometry,
+        channels: int = 24,
+        cell_layers: int = 2,
+        land_layers: int = 3,
+        head_hidden: int = 64,
+        turn_trunk: int = 0,
     ) -> None:
         super().__init__()
+        if turn_trunk not in (0, 1):
+            raise ValueError(f"turn_trunk must be 0 or 1, got {turn_trunk!r}")
         self.hparams = {
             "channels": channels,
             "cell_layers": cell_layers,
             "land_layers": land_layers,
             "head_hidden": head_hidden,
+            "turn_trunk": turn_trunk,
         }
+        self.turn_trunk = bool(turn_trunk)
         h = channels
-        self.cell_in = nn.Linear(len(CELL_FEATURES), h)
+        cell_names = tuple(CELL_FEATURES[i] for i in CELL_FIXED) if turn_trunk else CELL_FEATURES
+        glob_names = tuple(GLOBAL_FEATURES[i] for i in GLOBAL_FIXED) if turn_trunk else GLOBAL_FEATURES
+        self.cell_in = nn.Linear(len(cell_names), h)
         self.land_in = nn.Linear(len(LAND_FEATURES), h)
-        self.glob_in = nn.Linear(len(GLOBAL_FEATURES), h)
-        cell_scale = _scales(CELL_FEATURES)
+        self.glob_in = nn.Linear(len(glob_names), h)
+        cell_scale = _scales(cell_names)
         self.register_buffer("cell_scale", cell_scale, persistent=False)
         self.register_buffer("land_scale", _scales(LAND_FEATURES), persistent=False)
-        self.register_buffer("glob_scale", _scales(GLOBAL_FEATURES), persistent=False)
+        self.register_buffer("glob_scale", _scales(glob_names), persistent=False)
+        self.register_buffer("glob_fixed", torch.tensor(GLOBAL_FIXED), persistent=False)
+        self.register_buffer("glob_phase", torch.tensor(GLOBAL_PHASE), persistent=False)
         self._unit_cell_scale = bool((cell_scale == 1).all())
         self.cell_layers = nn.ModuleList(CellLayer(h) for _ in range(cell_layers))
         self.land_token = nn.Linear(2 * h, h)  # [mean of the land's cells, land features] -> land token
         self.land_layers = nn.ModuleList(LandLayer(h) for _ in range(land_layers))
         self.land_out = nn.Linear(h, h)
+        if turn_trunk:  # the phase inputs, added to every cell in the heads
+            self.phase_cell = nn.Linear(len(CELL_PHASE), h)
+            self.phase_glob = nn.Linear(len(GLOBAL_PHASE), h)
+            self.selected_in = nn.Linear(h, h, bias=False)
         self.cell_head = nn.Sequential(nn.Linear(h, h), nn.ReLU(), nn.Linear(h, 1))
         self.attend = nn.Linear(h, 1)
         self.pass_end_head = nn.Sequential(nn.Linear(3 * h, head_hidden), nn.ReLU(), nn.Linear(head_hidden, 2))
@@ -191,20 +269,32 @@ class HexPolicyNet(nn.Module):
         """Return scaled float features (cells [B, C, Fc], lands [B, L, Fl], global [B, G]) of observations [B, D].
 
         The cells come land-major (see :func:`grid_tables`); each block is converted to float on its own,
-        the cells (the bulk, all of scale 1) without a multiply.
+        the cells (the bulk, all of scale 1) without a multiply. With ``turn_trunk`` only the features the
+        trunk reads (not the phase inputs, :meth:`phase_inputs`).
         """
         b, c, n = obs.shape[0], self.geometry.num_cells, self.geometry.num_lands
-        fc, fl = self.cell_scale.numel(), self.land_scale.numel()
-        if obs.shape[1] != c * fc + n * fl + self.glob_scale.numel():
+        fc, fl, fg = len(CELL_FEATURES), len(LAND_FEATURES), len(GLOBAL_FEATURES)
+        if obs.shape[1] != c * fc + n * fl + fg:
             raise ValueError(f"observation size {obs.shape[1]} does not fit this network's map ({c} cells, {n} lands)")
-        cells = obs[:, : c * fc].reshape(b, c, fc).index_select(1, self.land_cells).float()
+        cells = obs[:, : c * fc].reshape(b, c, fc)
+        glob = obs[:, c * fc + n * fl :]
+        if self.turn_trunk:
+            cells, glob = cells[:, :, CELL_FIXED[0] : CELL_FIXED[-1] + 1], glob.index_select(1, self.glob_fixed)
+        cells = cells.index_select(1, self.land_cells).float()
         if not self._unit_cell_scale:
             cells = cells * self.cell_scale
         lands = obs[:, c * fc : c * fc + n * fl].reshape(b, n, fl).float() * self.land_scale
-        return cells, lands, obs[:, c * fc + n * fl :].float() * self.glob_scale
+        return cells, lands, glob.float() * self.glob_scale
 
-    def forward(self, obs: Tensor) -> tuple[Tensor, Tensor]:
-        """Return (logits [B, C+2], value [B]) of flat observations [B, D] (int8 or float)."""
+    def phase_inputs(self, obs: Tensor) -> tuple[Tensor, Tensor]:
+        """Return the phase inputs of observations [B, D]: cell planes [B, C, 8] (observation order), globals [B, 2]."""
+        b, c, n = obs.shape[0], self.geometry.num_cells, self.geometry.num_lands
+        fc, fl = len(CELL_FEATURES), len(LAND_FEATURES)
+        cells = obs[:, : c * fc].reshape(b, c, fc)[:, :, CELL_PHASE[0] : CELL_PHASE[-1] + 1]
+        return cells, obs[:, c * fc + n * fl :].index_select(1, self.glob_phase).float()
+
+    def trunk(self, obs: Tensor) -> Trunk:
+        """Return the cell, land and global layers' output for flat observations [B, D] (int8 or float)."""
         cells, lands, glob = self.split(obs)
         t = {name: getattr(self, name) for name in TABLES}
         b, c, n, h = cells.shape[0], cells.shape[1], lands.shape[1], self.cell_in.out_features
@@ -218,12 +308,36 @@ class HexPolicyNet(nn.Module):
         for layer in self.land_layers:
             z = layer(z, t)
         x = F.relu(x.view(b, n, c // n, h) + self.land_out(z).unsqueeze(2)).view(b, c, h)
-        cell_logits = self.cell_head(x).squeeze(-1).index_select(1, t["cell_row"])  # [B, C], observation order
         weights = self.attend(x).softmax(1)  # [B, C, 1]
         attended = torch.bmm(weights.transpose(1, 2), x).squeeze(1)
+        return Trunk(x, z, glob_h, attended)
+
+    def heads(self, trunk: Trunk, obs: Tensor) -> tuple[Tensor, Tensor]:
+        """Return (logits [B, C+2], value [B]) from the trunk of observations [B, D] and their phase inputs.
+
+        With ``turn_trunk`` the cell head scores only the cells with a phase plane set (the movable pieces,
+        the selected piece and its destinations: every legal cell); the other cells' logits are 0, and the
+        caller masks them.
+        """
+        x, z, glob_h, attended = trunk
+        if not self.turn_trunk:
+            cell_logits = self.cell_head(x).squeeze(-1).index_select(1, self.cell_row)  # [B, C], observation order
+        else:
+            cells, glob = self.phase_inputs(obs)
+            selected = cells[:, :, 0].index_select(1, self.land_cells).to(x.dtype)  # [B, C] land-major
+            selected = torch.bmm(selected.unsqueeze(1), x).squeeze(1)  # the selected piece's trunk (phase 2)
+            glob_h = glob_h + self.phase_glob(glob) + self.selected_in(selected)
+            rows, where = (cells.amax(-1) > 0).nonzero(as_tuple=True)  # candidate cells, observation order
+            y = x[rows, self.cell_row[where]] + self.phase_cell(cells[rows, where].float()) + glob_h[rows]
+            scores = self.cell_head(F.relu(y)).squeeze(-1)
+            cell_logits = scores.new_zeros(x.shape[0], x.shape[1]).index_put((rows, where), scores)
         summary = torch.cat([z.mean(1), attended, glob_h], 1)
         logits = torch.cat([cell_logits, self.pass_end_head(summary)], 1)
         return logits.float(), self.value_head(summary).squeeze(1).float()
+
+    def forward(self, obs: Tensor) -> tuple[Tensor, Tensor]:
+        """Return (logits [B, C+2], value [B]) of flat observations [B, D] (int8 or float)."""
+        return self.heads(self.trunk(obs), obs)
 
 
 def masked_logits(logits: Tensor, mask: Tensor) -> Tensor:
@@ -235,6 +349,21 @@ def sample_actions(logits: Tensor, mask: Tensor, greedy: bool = False) -> tuple[
     """Return (actions, log-probabilities) drawn from the masked policy (or its argmax when greedy)."""
     logp = masked_logits(logits, mask).log_softmax(-1)
     actions = logp.argmax(-1) if greedy else torch.multinomial(logp.exp(), 1).squeeze(1)
+    return actions, logp.gather(1, actions[:, None]).squeeze(1)
+
+
+def draw_actions(logits: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
+    """Return (actions, log-probabilities) drawn from the masked policy by inverting its cumulative sum.
+
+    The same distribution as :func:`sample_actions` with one uniform number a row instead of one per action
+    (``torch.multinomial`` draws an exponential for each of the standard map's 1,161 actions): the trainer's
+    rollouts use it. A zero-probability (illegal) action is never drawn: ``u`` lies in ``(0, total]`` and
+    the first index whose cumulative sum reaches it is where the sum last rose.
+    """
+    logp = masked_logits(logits, mask).log_softmax(-1)
+    cdf = logp.exp().cumsum(-1)
+    u = (1.0 - torch.rand(cdf.shape[0], 1, device=cdf.device, dtype=cdf.dtype)) * cdf[:, -1:]
+    actions = torch.searchsorted(cdf, u).squeeze(1).clamp_(max=cdf.shape[1] - 1)
     return actions, logp.gather(1, actions[:, None]).squeeze(1)
 
 
@@ -269,15 +398,88 @@ def forward_chunked(net: nn.Module, obs: Tensor, rows: int) -> tuple[Tensor, Ten
     return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
 
 
+class TrunkCache:
+    """The trunk of each env row's last decision, so that a turn's second decision reuses its first's.
+
+    Only for a ``turn_trunk`` network, whose trunk reads what stays fixed during a turn: a row's stored trunk
+    is used again when the row's new observation has the same turn-fixed inputs, byte for byte (then the trunk
+    is the same), and computed otherwise. The weights must not change while a cache is in use
+    (:meth:`clear` after every update).
+    """
+
+    def __init__(self, net: HexPolicyNet, num_rows: int) -> None:
+        self.num_cells = net.geometry.num_cells
+        self.num_rows = num_rows
+        self.obs: NDArray[np.int8] | None = None  # each row's observation whose trunk is stored
+        self.valid = np.zeros(num_rows, dtype=np.bool_)
+        self.trunk: Trunk | None = None  # allocated by the first store, on the network's device and dtype
+
+    def clear(self) -> None:
+        self.valid[:] = False
+
+    def lookup(self, obs: NDArray[np.int8], rows: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Return which ``rows`` hold the trunk of their observations ``obs`` already."""
+        if self.obs is None:
+            return np.zeros(len(rows), dtype=np.bool_)
+        hit = self.valid[rows]
+        hit[hit] = same_turn_inputs(self.obs[rows[hit]], obs[hit], self.num_cells)
+        return hit
+
+    def store(self, rows: NDArray[np.int64], obs: NDArray[np.int8], trunk: Trunk) -> None:
+        if self.trunk is None or self.obs is None:
+            self.trunk = Trunk(*(t.new_empty((self.num_rows, *t.shape[1:])) for t in trunk))
+            self.obs = np.zeros((self.num_rows, obs.shape[1]), dtype=np.int8)
+        index = torch.from_numpy(rows).to(trunk.cells.device)
+        for mine, new in zip(self.trunk, trunk, strict=True):
+            mine.index_copy_(0, index, new.to(mine.dtype))
+        self.obs[rows], self.valid[rows] = obs, True
+
+
+def forward_cached(
+    net: HexPolicyNet, obs: Tensor, chunk: int, cache: TrunkCache, rows: NDArray[np.int64], flat: NDArray[np.int8]
+) -> tuple[Tensor, Tensor]:
+    """Return ``net(obs)`` for the env ``rows``, computing the trunk only of rows that ``cache`` lacks.
+
+    ``flat`` is ``obs`` as a numpy array (what the cache compares).
+    """
+    miss = np.flatnonzero(~cache.lookup(flat, rows))
+    for i in range(0, len(miss), chunk):
+        part = miss[i : i + chunk]
+        cache.store(rows[part], flat[part], net.trunk(obs[torch.from_numpy(part).to(obs.device)]))
+    assert cache.trunk is not None or len(rows) == 0
+    index = torch.from_numpy(rows).to(obs.device)
+    parts = [
+        net.heads(cache.trunk.take(index[i : i + chunk]), obs[i : i + chunk])  # type: ignore[union-attr]
+        for i in range(0, len(rows), chunk)
+    ]
+    return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
+
+
 def policy_step(
-    net: nn.Module, obs: NDArray[np.int8], masks: NDArray[np.int8], device: torch.device, amp: bool, greedy: bool
+    net: nn.Module,
+    obs: NDArray[np.int8],
+    masks: NDArray[np.int8],
+    device: torch.device,
+    amp: bool,
+    greedy: bool,
+    cache: TrunkCache | None = None,
+    rows: NDArray[np.int64] | None = None,
+    draw: bool = False,
 ) -> tuple[NDArray[np.int64], NDArray[np.float32], NDArray[np.float32]]:
     """Return (actions, log-probabilities, values) of ``net`` for a batch of observations.
 
     The forward pass runs in cache-sized chunks (:func:`chunk_rows`); the actions are drawn for the whole
-    batch at once, so the random stream is consumed as by one forward pass.
+    batch at once, so the random stream is consumed as by one forward pass. With a :class:`TrunkCache` and
+    the env ``rows`` of the observations, a turn's second decision reuses the trunk of its first. ``draw``:
+    sample with :func:`draw_actions` (the same distribution, fewer random numbers) instead of
+    :func:`sample_actions`, whose random stream the arena's and the browser game's seats keep.
     """
     with torch.inference_mode(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
-        logits, values = forward_chunked(net, torch.from_numpy(obs).to(device), chunk_rows(net, device))
-        actions, logp = sample_actions(logits, torch.from_numpy(masks).to(device), greedy)
+        x = torch.from_numpy(obs).to(device)
+        if cache is not None and rows is not None and getattr(net, "turn_trunk", False) and len(rows):
+            logits, values = forward_cached(net, x, chunk_rows(net, device), cache, rows, obs)  # type: ignore[arg-type]
+        else:
+            logits, values = forward_chunked(net, x, chunk_rows(net, device))
+        mask = torch.from_numpy(masks).to(device)
+        actions, logp = draw_actions(logits, mask) if draw and not greedy else sample_actions(logits, mask, greedy)
     return actions.cpu().numpy(), logp.cpu().numpy(), values.float().cpu().numpy()

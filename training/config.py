@@ -64,7 +64,7 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
         "league": {"weights": {"latest": 0.4, "past": 0.3, "random": 0.1, "heuristic": 0.2}},
         "imitation": {"teacher": "none"},
         "eval": {"final_opponents": ["random", "heuristic"]},
-        "network": {"channels": 32, "cell_layers": 4, "land_layers": 0, "head_hidden": 64},
+        "network": {"channels": 32, "cell_layers": 4, "land_layers": 0, "head_hidden": 64, "turn_trunk": False},
     },
 }
 
@@ -193,6 +193,10 @@ class NetworkConfig(_Section):
     cell_layers: int = _int(1, 0, 64)  # hex convolutions over the cells (board games: residual blocks)
     land_layers: int = _int(3, 0, 64)  # rounds of message passing between lands (board games: 0)
     head_hidden: int = _int(64, 8, 4096)
+    #: Domain Wheel: the trunk reads only what stays fixed during a turn, so both decisions of a turn (rule 3.2)
+    #: share it and training computes it once a turn (policies/network.py); false: every input in the trunk, as
+    #: in files made before this option (a board game has one decision a turn: false)
+    turn_trunk: bool = True
     #: start from the weights of a ``dw train`` checkpoint or policy file (.pt) of the same game and network size,
     #: made on any map or options (no weight depends on them): the next stage of a curriculum over map sizes
     #: (None: fresh weights). Read once when the run starts; ``--resume`` continues from the run's own weights.
@@ -318,6 +322,14 @@ class TrainConfig(_Section):
         return self
 
     @model_validator(mode="after")
+    def _turn_trunk_of_domain_wheel(self) -> TrainConfig:
+        if self.network.turn_trunk and self.game_id != games.DEFAULT_GAME:
+            raise ValueError(
+                f"network.turn_trunk: {self.game_id} has one decision a turn, nothing to share; allowed: false"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _batch_fits_minibatches(self) -> TrainConfig:
         steps = self.env.num_envs * self.env.num_steps
         if steps < 3 * self.ppo.num_minibatches:
@@ -346,8 +358,14 @@ class TrainConfig(_Section):
         return GameOptions.from_dict(self.game)
 
     def network_size(self) -> dict[str, int]:
-        """Return the network's size keys (policies/network.py HexPolicyNet's arguments; not ``init_from``)."""
-        return self.network.model_dump(exclude={"init_from"})
+        """Return the network's size keys (policies/network.py HexPolicyNet's arguments; not ``init_from``).
+
+        ``turn_trunk`` is an int (0 or 1) as in checkpoint files; a board game's network has no such key.
+        """
+        size = self.network.model_dump(exclude={"init_from", "turn_trunk"})
+        if self.game_id == games.DEFAULT_GAME:
+            size["turn_trunk"] = int(self.network.turn_trunk)
+        return size
 
     def to_dict(self) -> dict[str, Any]:
         """Return the full config as a plain mapping (what is saved with every run)."""

@@ -82,7 +82,7 @@ def initial_weights(config: TrainConfig) -> dict[str, Any] | None:
         return None
     payload = checkpoint.load(path, game_id=config.game_id)
     size, want = checkpoint.network_size(payload, path), config.network_size()
-    if size != want:
+    if any(size.get(k) != want[k] for k in want):
         differ = ", ".join(f"{k} {size[k]} (this config: {want[k]})" for k in want if size.get(k) != want[k])
         raise checkpoint.CheckpointError(
             f"network.init_from: {path} holds a network of another size: {differ}; set network.* to the file's "

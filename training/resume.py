@@ -182,6 +182,9 @@ def saved_config(payload: dict[str, Any], path: str | Path, overrides: list[str]
     data = payload.get("config")
     if not isinstance(data, dict) or not data:
         raise CheckpointError(f"{path}: has no saved training config (got {brief(data)}); it cannot be resumed")
+    network = data.get("network")
+    if isinstance(network, dict) and "turn_trunk" not in network:  # saved before the option: every input in the trunk
+        data = {**data, "network": {**network, "turn_trunk": False}}
     merged = apply_overrides(data, overrides or [])  # a bad override is the user's ConfigError, not the file's
     try:
         return from_dict(merged)

@@ -3,13 +3,18 @@
 An env step is one action of any seat in one game (both phases of a turn count), the unit of
 ``run.total_env_steps``. The clock covers whole updates (playing the rollout, the scripted AIs' moves, GAE
 and the PPO epochs), so the number is what a training run achieves, not the env alone. The first update is
-a warm-up (allocations, caches) and is left out. Each map runs the default training config
+a warm-up (allocations, caches) and is left out. Each case runs the default training config
 (``configs/small.yaml``'s settings) with only the time limit changed and the warm start and the final
-evaluation left out: the small map as configured, the standard map with the same settings on this
-machine's CPU (one torch thread, one env thread), against the target of :data:`TARGET` env steps/s
-(issue 11). ``configs/standard_gpu.yaml`` needs a GPU. Two torch threads were 1.6x faster on the
-standard map on a quiet machine but over 20x slower when other jobs shared the two cores (every
-small op then waits for a descheduled OpenMP worker), so the default stays at one.
+evaluation left out:
+
+* ``small``: the small map as configured (one torch thread, one env thread);
+* ``standard``: the standard map with the same settings;
+* ``standard, all cores``: the same with ``run.torch_threads: 0`` and two env threads, what a run on a
+  machine of its own can use; the target of :data:`TARGET` env steps/s on 2 CPU cores (issue 11) is read on
+  this line. Extra torch threads pay only when nothing else runs: when other jobs share the cores, every small
+  op waits for a descheduled OpenMP worker (measured over 20x slower), so the configs keep one;
+* ``standard, turn_trunk 0``: the reference measured in the same run, the network as it was before the
+  trunk was shared by the two decisions of a turn (``network.turn_trunk``, policies/network.py).
 
 Each line also gives the share of the time spent playing the rollout (network forward passes, the
 env, the scripted AIs); the rest is GAE and the PPO epochs.
@@ -26,11 +31,24 @@ from training.config import TrainConfig, from_dict
 TARGET = 3000.0
 
 
-def bench_config(map_name: str, seconds: float, out_dir: str) -> TrainConfig:
-    """Return the training config measured for ``map_name`` ("small" or "standard")."""
+#: the cases measured: name -> (map, overrides of the run and network sections)
+CASES: dict[str, tuple[str, dict[str, dict[str, Any]]]] = {
+    "small": ("small", {}),
+    "standard": ("standard", {}),
+    "standard, all cores": ("standard", {"run": {"torch_threads": 0, "env_threads": 2}}),
+    "standard, turn_trunk 0": ("standard", {"network": {"turn_trunk": False}}),
+}
+
+
+def bench_config(
+    map_name: str, seconds: float, out_dir: str, overrides: dict[str, dict[str, Any]] | None = None
+) -> TrainConfig:
+    """Return the training config measured for ``map_name`` ("small" or "standard") with ``overrides``."""
     data: dict[str, Any] = TrainConfig().to_dict()
     if map_name == "standard":
         data["game"] = {"land_radius": 2, "map_radius": 4, "max_rounds": 200}
+    for section, values in (overrides or {}).items():
+        data[section].update(values)
     data["run"].update(
         name=f"bench-{map_name}", out_dir=out_dir, max_minutes=seconds / 60, progress=False, checkpoint_every=10**6
     )
@@ -39,20 +57,27 @@ def bench_config(map_name: str, seconds: float, out_dir: str) -> TrainConfig:
     return from_dict(data)
 
 
-def measure(map_name: str, seconds: float) -> dict[str, float]:
-    """Return env steps/s and learner decisions/s of training ``map_name`` for about ``seconds``."""
+def measure(case: str, seconds: float) -> dict[str, float]:
+    """Return env steps/s and learner decisions/s of training the :data:`CASES` entry ``case`` for ``seconds``."""
+    import torch
+
     from dw_env.envs.vector import DomainWheelVectorEnv
     from training.ppo import train
 
-    config = bench_config(map_name, seconds, ".")
+    map_name, overrides = CASES[case]
+    config = bench_config(map_name, seconds, ".", overrides)
     warm = DomainWheelVectorEnv(2, config.options)  # compile (or load) the env kernels outside the clock
     warm.reset()
     warm.step(warm.sample_actions())
-    with tempfile.TemporaryDirectory() as out:
-        result = train(bench_config(map_name, seconds, out))
+    threads = torch.get_num_threads()
+    try:
+        with tempfile.TemporaryDirectory() as out:
+            result = train(bench_config(map_name, seconds, out, overrides))
+    finally:
+        torch.set_num_threads(threads)  # the run sets its own; the next case starts from the caller's
     history = result["history"][1:] or result["history"]
     if not history:
-        raise RuntimeError(f"no update of the {map_name} map finished in {seconds:.0f} s; try a larger --seconds")
+        raise RuntimeError(f"no update of {case} finished in {seconds:.0f} s; try a larger --seconds")
     steps = sum(h["steps"] for h in history)
     secs = sum(h["seconds"] for h in history)
     decisions = sum(h["decisions"] for h in history)
@@ -72,18 +97,28 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
     seconds = max(seconds, 20.0)  # several updates are needed for a stable number
     print(f"dw bench train: PPO self-play, rollout + update, {os.cpu_count()} CPU cores visible (higher is better)")
     results: dict[str, Any] = {}
-    for map_name in ("small", "standard"):
-        results[map_name] = measure(map_name, seconds)
-    print("  map        env steps/s  learner decisions/s  rollout share  updates measured")
-    for map_name, r in results.items():
+    for case in CASES:
+        results[case] = measure(case, seconds)
+    print("  case                     env steps/s  learner decisions/s  rollout share  updates measured")
+    for case in CASES:
+        r = results[case]
         print(
-            f"  {map_name:<9} {r['env_steps_per_s']:12,.0f}  {r['decisions_per_s']:19,.0f}  "
+            f"  {case:<23} {r['env_steps_per_s']:12,.0f}  {r['decisions_per_s']:19,.0f}  "
             f"{r['rollout_share']:13.0%}  {r['updates']:16d}"
         )
-    standard, small = results["standard"]["env_steps_per_s"], results["small"]["env_steps_per_s"]
-    results["standard_vs_target"] = standard / TARGET
+    small, standard = results["small"]["env_steps_per_s"], results["standard"]["env_steps_per_s"]
+    cores, before = (
+        results["standard, all cores"]["env_steps_per_s"],
+        results["standard, turn_trunk 0"]["env_steps_per_s"],
+    )
+    results["standard_vs_target"] = cores / TARGET
+    results["standard_vs_turn_trunk_0"] = standard / before
     print(
-        f"  standard map: {standard:,.0f} env steps/s = {standard / TARGET:.2f}x the {TARGET:,.0f} target, "
-        f"{standard / small:.2f}x the small map's"
+        f"  standard map, one thread: {standard:,.0f} env steps/s = {standard / before:.2f}x the network before "
+        f"the shared trunk (turn_trunk 0, same run), {standard / small:.2f}x the small map's"
+    )
+    print(
+        f"  standard map, all {os.cpu_count()} cores: {cores:,.0f} env steps/s = {cores / TARGET:.2f}x the "
+        f"{TARGET:,.0f} target"
     )
     return results
