@@ -28,16 +28,17 @@ built from the :class:`dw_env.geometry.Geometry` (:meth:`HexPolicyNet.set_geomet
 Output: one logit per cell (phase 1: which piece; phase 2: which destination), then the pass and
 end-request logits, and the value. The caller masks illegal actions.
 
-**One trunk per turn** (``turn_trunk=1``, what ``dw train`` builds by default). A turn is two decisions
-(rule 3.2: choose a piece, then its destination) whose observations differ only in the *phase inputs*: the
-``selected``, ``dest_*`` and ``movable`` cell planes and the ``phase`` and ``end_request_legal`` globals. With
-``turn_trunk`` the cell, land and global layers (the *trunk*, :meth:`HexPolicyNet.trunk`) read everything else,
-so both decisions of a turn have the same trunk, bit for bit, and a trainer computes it once for the two
-(:class:`TrunkCache` while playing, :func:`turn_groups` in the update). The phase inputs enter in the heads
-(:meth:`HexPolicyNet.heads`): the two phase globals and the trunk features of the selected piece (phase 2)
-join the global features of the pass/end-request logits and the value, and the cell head scores only the cells
-that have a phase plane set (every legal cell is one: a movable piece in phase 1, a destination in phase 2),
-each from its trunk features, its phase planes and those globals, so the heads cost little beside the trunk.
+**One trunk per turn** (``turn_trunk=1``: ``network.turn_trunk: true``, not the default; docs/TRAINING.md).
+A turn is two decisions (rule 3.2: choose a piece, then its destination) whose observations differ only in the
+*phase inputs*: the ``selected``, ``dest_*`` and ``movable`` cell planes and the ``phase`` and
+``end_request_legal`` globals. With ``turn_trunk`` the trunk (:meth:`HexPolicyNet.trunk`: the cell
+embedding, the hex convolutions, the land tokens and the attention pool) reads everything else, so both
+decisions of a turn have the same trunk, bit for bit, and a trainer computes it once for the two
+(:class:`TrunkCache` while playing, training/ppo.py ``turn_groups`` in the update). The heads
+(:meth:`HexPolicyNet.heads`) take the phase inputs: the land layers run there (on the land tokens, cheap),
+with each land's share of every phase plane; the phase globals and the selected piece's features join the
+global features of the value and of the pass/end-request logits; and the cell head scores only the cells that
+have a phase plane set (every legal cell is one: a movable piece in phase 1, a destination in phase 2).
 Files written before this option (``turn_trunk=0``) read every input in the trunk, as before.
 """
 
@@ -250,6 +251,8 @@ class HexPolicyNet(nn.Module):
             self.phase_cell = nn.Linear(len(CELL_PHASE), h)
             self.phase_glob = nn.Linear(len(GLOBAL_PHASE), h)
             self.selected_in = nn.Linear(h, h, bias=False)
+            self.pair_in = nn.Linear(h + 1, h, bias=False)  # a candidate with the selected piece
+            self.phase_land = nn.Linear(len(CELL_PHASE), h, bias=False)  # a land's share of each phase plane
         self.cell_head = nn.Sequential(nn.Linear(h, h), nn.ReLU(), nn.Linear(h, 1))
         self.attend = nn.Linear(h, 1)
         self.pass_end_head = nn.Sequential(nn.Linear(3 * h, head_hidden), nn.ReLU(), nn.Linear(head_hidden, 2))
@@ -304,6 +307,10 @@ class HexPolicyNet(nn.Module):
         for layer in self.cell_layers:
             x = layer(x, t, self.geometry.grid_size)
         pooled = x.view(b, n, c // n, h).mean(2)
+        if self.turn_trunk:  # the land layers run in the heads, with the phase planes (cheap: L lands)
+            weights = self.attend(x).softmax(1)  # [B, C, 1]
+            attended = torch.bmm(weights.transpose(1, 2), x).squeeze(1)
+            return Trunk(x, self.land_token(torch.cat([pooled, land_h], -1)), glob_h, attended)
         z = F.relu(self.land_token(torch.cat([pooled, land_h], -1)))
         for layer in self.land_layers:
             z = layer(z, t)
@@ -317,23 +324,48 @@ class HexPolicyNet(nn.Module):
 
         With ``turn_trunk`` the cell head scores only the cells with a phase plane set (the movable pieces,
         the selected piece and its destinations: every legal cell); the other cells' logits are 0, and the
-        caller masks them.
+        caller masks them. The trunk stops before the land layers: those run here (on ``L`` land tokens, cheap)
+        with each land's share of every phase plane, so the lands know where the selected piece and its
+        destinations are. A candidate also sees the selected piece: the product of their features and whether
+        it lies in the selected piece's land (leaving a land can break its conquest, rule 6.4).
         """
         x, z, glob_h, attended = trunk
         if not self.turn_trunk:
             cell_logits = self.cell_head(x).squeeze(-1).index_select(1, self.cell_row)  # [B, C], observation order
         else:
             cells, glob = self.phase_inputs(obs)
-            selected = cells[:, :, 0].index_select(1, self.land_cells).to(x.dtype)  # [B, C] land-major
-            selected = torch.bmm(selected.unsqueeze(1), x).squeeze(1)  # the selected piece's trunk (phase 2)
+            b, n = x.shape[0], z.shape[1]
+            per_land = x.shape[1] // n
+            planes = cells.index_select(1, self.land_cells).to(x.dtype)  # [B, C, 8] land-major
+            chosen = planes[:, :, 0]  # the selected piece (phase 2)
+            z = F.relu(z + self.phase_land(planes.view(b, n, per_land, -1).mean(2)))
+            t = {name: getattr(self, name) for name in TABLES}
+            for layer in self.land_layers:
+                z = layer(z, t)
+            selected = torch.bmm(chosen.unsqueeze(1), x).squeeze(1)  # the selected piece's cell features
+            land = (chosen.view(b, n, per_land).sum(2) > 0).to(x.dtype)  # [B, L]: the selected piece's land
             glob_h = glob_h + self.phase_glob(glob) + self.selected_in(selected)
             rows, where = (cells.amax(-1) > 0).nonzero(as_tuple=True)  # candidate cells, observation order
-            y = x[rows, self.cell_row[where]] + self.phase_cell(cells[rows, where].float()) + glob_h[rows]
-            scores = self.cell_head(F.relu(y)).squeeze(-1)
-            cell_logits = scores.new_zeros(x.shape[0], x.shape[1]).index_put((rows, where), scores)
+            context = (x, self.land_out(z), selected, land, glob_h, cells)
+            scores = self.candidate_scores(context, rows, where)
+            cell_logits = scores.new_zeros(b, x.shape[1]).index_put((rows, where), scores)
         summary = torch.cat([z.mean(1), attended, glob_h], 1)
         logits = torch.cat([cell_logits, self.pass_end_head(summary)], 1)
         return logits.float(), self.value_head(summary).squeeze(1).float()
+
+    def candidate_scores(self, context: tuple[Tensor, ...], rows: Tensor, where: Tensor) -> Tensor:
+        """Return the cell logits of the cells ``where`` (observation order) of the observations ``rows``.
+
+        ``context``: the trunk's cells, the lands' output, the selected piece's features, its land [B, L], the
+        global features and the phase planes (observation order), as :meth:`heads` computes them.
+        """
+        x, land_out, selected, land, glob_h, cells = context
+        at = self.cell_row[where]
+        per_land = x.shape[1] // land.shape[1]
+        mine = F.relu(x[rows, at] + land_out[rows, at // per_land])
+        pair = torch.cat([mine * selected[rows], land[rows, at // per_land].unsqueeze(1)], 1)
+        y = mine + self.phase_cell(cells[rows, where].float()) + glob_h[rows] + self.pair_in(pair)
+        return self.cell_head(F.relu(y)).squeeze(-1)
 
     def forward(self, obs: Tensor) -> tuple[Tensor, Tensor]:
         """Return (logits [B, C+2], value [B]) of flat observations [B, D] (int8 or float)."""

@@ -89,23 +89,29 @@ def test_same_turn_inputs_sees_every_turn_fixed_input_and_no_phase_input() -> No
         assert same_turn_inputs(obs, changed, c)[0] == is_phase, pos
 
 
-def test_the_cell_head_scores_every_legal_cell_as_the_dense_head_would() -> None:
+def test_the_cell_head_scores_every_legal_cell_as_scoring_every_cell_would() -> None:
     """The sparse cell head (candidate cells only) gives each legal cell the logit a dense pass gives it."""
     net = network(SMALL, seed=2).eval()
     obs, masks = played(SMALL, 8, 30, seed=5)[-1]
     x = torch.from_numpy(obs)
+    c = net.geometry.num_cells
+    captured: dict[str, tuple[torch.Tensor, ...]] = {}
+    scores = net.candidate_scores
+
+    def spy(context: tuple[torch.Tensor, ...], rows: torch.Tensor, where: torch.Tensor) -> torch.Tensor:
+        captured["context"] = context
+        return scores(context, rows, where)
+
+    net.candidate_scores = spy  # type: ignore[method-assign]
     with torch.inference_mode():
         logits, _ = net(x)
-        cells, lands, glob, pool = net.trunk(x)
-        phase_cells, phase_glob = net.phase_inputs(x)
-        selected = torch.bmm(phase_cells[:, :, 0].index_select(1, net.land_cells).float().unsqueeze(1), cells)
-        g = glob + net.phase_glob(phase_glob) + net.selected_in(selected.squeeze(1))
-        lm = phase_cells.index_select(1, net.land_cells).float()
-        dense = net.cell_head(torch.relu(cells + net.phase_cell(lm) + g.unsqueeze(1))).squeeze(-1)
-        dense = dense.index_select(1, net.cell_row)
-    legal = torch.from_numpy(masks[:, : net.geometry.num_cells] > 0)
-    assert legal.sum() > 20
-    torch.testing.assert_close(logits[:, : net.geometry.num_cells][legal], dense[legal], rtol=1e-5, atol=1e-5)
+        every = torch.arange(len(x)).repeat_interleave(c), torch.arange(c).repeat(len(x))
+        dense = scores(captured["context"], *every).view(len(x), c)
+    legal = torch.from_numpy(masks[:, :c] > 0)
+    phase = torch.from_numpy(obs[:, : c * len(CELL_FEATURES)].reshape(len(x), c, -1)[:, :, 7:] > 0).any(-1)
+    assert legal.sum() > 20 and not (legal & ~phase).any()  # every legal cell is a candidate
+    assert (logits[:, :c][~phase] == 0).all()
+    torch.testing.assert_close(logits[:, :c][legal], dense[legal], rtol=1e-5, atol=1e-5)
 
 
 def test_policy_step_with_a_trunk_cache_matches_the_plain_forward_pass() -> None:
@@ -230,7 +236,8 @@ def test_turn_trunk_is_checked_in_the_network_the_config_and_the_file(tmp_path) 
         "land_layers": 0,
         "head_hidden": 64,
     }
-    assert from_dict({}).network_size()["turn_trunk"] == 1
+    assert from_dict({}).network_size()["turn_trunk"] == 0  # opt-in
+    assert from_dict({"network": {"turn_trunk": True}}).network_size()["turn_trunk"] == 1
     net = network(SMALL, turn_trunk=0)
     payload = {"network": {k: v for k, v in net.hparams.items() if k != "turn_trunk"}}
     assert checkpoint.network_size(payload, "old.pt")["turn_trunk"] == 0  # written before the option
@@ -268,3 +275,28 @@ def test_a_turn_trunk_network_exports_and_its_package_plays_as_the_checkpoint(tm
     parity = json.loads((out / "strategy.json").read_text())["parity"]
     assert parity["agree"] == parity["positions"] == 300
     assert parity["max_abs_logit_diff"] < 1e-4 and parity["max_abs_value_diff"] < 1e-4
+
+
+def test_a_turn_trunk_run_resumes_bit_identically(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The trunk cache lives within one rollout and the groups within one update: a split run is exact."""
+    pytest.importorskip("tensorboard")
+    from pathlib import Path
+
+    from dw_cli.main import main
+
+    config = str(Path(__file__).resolve().parents[1] / "configs" / "smoke.yaml")
+    common = ["--set", "network.turn_trunk=true", "--set", "eval.final_games=0"]
+    split, straight = tmp_path / "split", tmp_path / "straight"
+    assert (
+        main(["train", "--config", config, "--run-dir", str(split), "--set", "run.stop_after_updates=2", *common]) == 0
+    )
+    assert (
+        main(["train", "--resume", str(split), "--set", "run.stop_after_updates=0", "--set", "eval.final_games=0"]) == 0
+    )
+    assert main(["train", "--config", config, "--run-dir", str(straight), *common]) == 0
+    a, b = checkpoint.load(split / "checkpoint.pt"), checkpoint.load(straight / "checkpoint.pt")
+    assert a["network"]["turn_trunk"] == 1 and a["counters"]["updates"] == b["counters"]["updates"] == 4
+    assert a["counters"]["games"] == b["counters"]["games"]
+    assert "phase_land.weight" in b["model"]
+    for name, tensor in b["model"].items():
+        assert torch.equal(a["model"][name], tensor), name

@@ -25,14 +25,14 @@ def test_the_standard_map_changes_only_the_map(tmp_path) -> None:  # type: ignor
     assert TARGET == 3000
 
 
-def test_the_reference_and_the_all_cores_cases_change_one_thing_each(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_turn_trunk_and_the_all_cores_cases_change_one_thing_each(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from dw_cli.bench.train import CASES
 
     standard = bench_config("standard", 30, str(tmp_path), CASES["standard"][1])
-    before = bench_config("standard", 30, str(tmp_path), CASES["standard, turn_trunk 0"][1])
-    cores = bench_config("standard", 30, str(tmp_path), CASES["standard, all cores"][1])
-    assert standard.network.turn_trunk and not before.network.turn_trunk
-    assert before.network.model_dump(exclude={"turn_trunk"}) == standard.network.model_dump(exclude={"turn_trunk"})
-    assert (cores.run.torch_threads, cores.run.env_threads) == (0, 2)
-    assert cores.network == standard.network and cores.options == standard.options
+    shared = bench_config("standard", 30, str(tmp_path), CASES["standard, turn_trunk"][1])
+    cores = bench_config("standard", 30, str(tmp_path), CASES["standard, turn_trunk, all cores"][1])
+    assert not standard.network.turn_trunk and shared.network.turn_trunk
+    assert shared.network.model_dump(exclude={"turn_trunk"}) == standard.network.model_dump(exclude={"turn_trunk"})
+    assert (cores.run.torch_threads, cores.run.env_threads) == (0, 1)
+    assert cores.network == shared.network and cores.options == shared.options == standard.options
     assert [CASES[c][0] for c in CASES] == ["small", "standard", "standard", "standard"]

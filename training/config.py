@@ -194,9 +194,10 @@ class NetworkConfig(_Section):
     land_layers: int = _int(3, 0, 64)  # rounds of message passing between lands (board games: 0)
     head_hidden: int = _int(64, 8, 4096)
     #: Domain Wheel: the trunk reads only what stays fixed during a turn, so both decisions of a turn (rule 3.2)
-    #: share it and training computes it once a turn (policies/network.py); false: every input in the trunk, as
-    #: in files made before this option (a board game has one decision a turn: false)
-    turn_trunk: bool = True
+    #: share it and training computes it once a turn (policies/network.py): about 1.4x the standard map's
+    #: training speed, but weaker at equal env steps on the small map so far (docs/TRAINING.md); false: every
+    #: input in the trunk (a board game has one decision a turn: false)
+    turn_trunk: bool = False
     #: start from the weights of a ``dw train`` checkpoint or policy file (.pt) of the same game and network size,
     #: made on any map or options (no weight depends on them): the next stage of a curriculum over map sizes
     #: (None: fresh weights). Read once when the run starts; ``--resume`` continues from the run's own weights.

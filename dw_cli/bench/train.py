@@ -8,13 +8,18 @@ a warm-up (allocations, caches) and is left out. Each case runs the default trai
 evaluation left out:
 
 * ``small``: the small map as configured (one torch thread, one env thread);
-* ``standard``: the standard map with the same settings;
-* ``standard, all cores``: the same with ``run.torch_threads: 0`` and two env threads, what a run on a
-  machine of its own can use; the target of :data:`TARGET` env steps/s on 2 CPU cores (issue 11) is read on
-  this line. Extra torch threads pay only when nothing else runs: when other jobs share the cores, every small
-  op waits for a descheduled OpenMP worker (measured over 20x slower), so the configs keep one;
-* ``standard, turn_trunk 0``: the reference measured in the same run, the network as it was before the
-  trunk was shared by the two decisions of a turn (``network.turn_trunk``, policies/network.py).
+* ``standard``: the standard map with the same settings, the reference measured in the same run;
+* ``standard, turn_trunk``: the same with ``network.turn_trunk: true``, the trunk shared by the two decisions
+  of a turn (policies/network.py; not the default: weaker at equal env steps on the small map so far);
+* ``standard, turn_trunk, all cores``: the same with ``run.torch_threads: 0`` (a torch thread per core; two
+  env threads measured slower), what a run on a machine of its own can use; the target of :data:`TARGET` env
+  steps/s on 2 CPU cores (issue 11) is read on this line. Extra torch threads pay only when nothing else
+  runs, and only with OpenMP workers that spin between ops (``OMP_WAIT_POLICY=ACTIVE``; with the env's
+  PASSIVE default the case ran at 1,750 instead of 2,700 env steps/s): when other jobs share the cores,
+  every small op waits for a descheduled worker (measured over 20x slower), so the configs keep one thread.
+
+Each case runs in a fresh process, as a training run would: a process whose torch and numba thread pools
+were made for one thread ran the all-cores case at half its speed.
 
 Each line also gives the share of the time spent playing the rollout (network forward passes, the
 env, the scripted AIs); the rest is GAE and the PPO epochs.
@@ -35,9 +40,15 @@ TARGET = 3000.0
 CASES: dict[str, tuple[str, dict[str, dict[str, Any]]]] = {
     "small": ("small", {}),
     "standard": ("standard", {}),
-    "standard, all cores": ("standard", {"run": {"torch_threads": 0, "env_threads": 2}}),
-    "standard, turn_trunk 0": ("standard", {"network": {"turn_trunk": False}}),
+    "standard, turn_trunk": ("standard", {"network": {"turn_trunk": True}}),
+    "standard, turn_trunk, all cores": (
+        "standard",
+        {"network": {"turn_trunk": True}, "run": {"torch_threads": 0}},
+    ),
 }
+#: environment variables of a case's process (else the caller's): torch's OpenMP workers must spin between the
+#: thousands of small ops to pay (dw_env.envs.vector defaults OMP_WAIT_POLICY to PASSIVE for its own threads)
+CASE_ENVIRONMENT: dict[str, dict[str, str]] = {"standard, turn_trunk, all cores": {"OMP_WAIT_POLICY": "ACTIVE"}}
 
 
 def bench_config(
@@ -58,9 +69,26 @@ def bench_config(
 
 
 def measure(case: str, seconds: float) -> dict[str, float]:
-    """Return env steps/s and learner decisions/s of training the :data:`CASES` entry ``case`` for ``seconds``."""
-    import torch
+    """Return env steps/s and learner decisions/s of training the :data:`CASES` entry ``case`` for ``seconds``.
 
+    The case runs in a fresh (spawned) process with :data:`CASE_ENVIRONMENT`.
+    """
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    saved = dict(os.environ)
+    os.environ.update(CASE_ENVIRONMENT.get(case, {}))  # what the spawned process starts with
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            return pool.submit(measure_here, case, seconds).result()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def measure_here(case: str, seconds: float) -> dict[str, float]:
+    """:func:`measure` in this process."""
     from dw_env.envs.vector import DomainWheelVectorEnv
     from training.ppo import train
 
@@ -69,12 +97,8 @@ def measure(case: str, seconds: float) -> dict[str, float]:
     warm = DomainWheelVectorEnv(2, config.options)  # compile (or load) the env kernels outside the clock
     warm.reset()
     warm.step(warm.sample_actions())
-    threads = torch.get_num_threads()
-    try:
-        with tempfile.TemporaryDirectory() as out:
-            result = train(bench_config(map_name, seconds, out, overrides))
-    finally:
-        torch.set_num_threads(threads)  # the run sets its own; the next case starts from the caller's
+    with tempfile.TemporaryDirectory() as out:
+        result = train(bench_config(map_name, seconds, out, overrides))
     history = result["history"][1:] or result["history"]
     if not history:
         raise RuntimeError(f"no update of {case} finished in {seconds:.0f} s; try a larger --seconds")
@@ -99,26 +123,24 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for case in CASES:
         results[case] = measure(case, seconds)
-    print("  case                     env steps/s  learner decisions/s  rollout share  updates measured")
+    print("  case                             env steps/s  learner decisions/s  rollout share  updates measured")
     for case in CASES:
         r = results[case]
         print(
-            f"  {case:<23} {r['env_steps_per_s']:12,.0f}  {r['decisions_per_s']:19,.0f}  "
+            f"  {case:<31} {r['env_steps_per_s']:12,.0f}  {r['decisions_per_s']:19,.0f}  "
             f"{r['rollout_share']:13.0%}  {r['updates']:16d}"
         )
     small, standard = results["small"]["env_steps_per_s"], results["standard"]["env_steps_per_s"]
-    cores, before = (
-        results["standard, all cores"]["env_steps_per_s"],
-        results["standard, turn_trunk 0"]["env_steps_per_s"],
-    )
+    shared = results["standard, turn_trunk"]["env_steps_per_s"]
+    cores = results["standard, turn_trunk, all cores"]["env_steps_per_s"]
     results["standard_vs_target"] = cores / TARGET
-    results["standard_vs_turn_trunk_0"] = standard / before
+    results["turn_trunk_vs_standard"] = shared / standard
     print(
-        f"  standard map, one thread: {standard:,.0f} env steps/s = {standard / before:.2f}x the network before "
-        f"the shared trunk (turn_trunk 0, same run), {standard / small:.2f}x the small map's"
+        f"  standard map: {standard:,.0f} env steps/s ({standard / small:.2f}x the small map's); with turn_trunk "
+        f"{shared:,.0f} = {shared / standard:.2f}x it, one thread"
     )
     print(
-        f"  standard map, all {os.cpu_count()} cores: {cores:,.0f} env steps/s = {cores / TARGET:.2f}x the "
-        f"{TARGET:,.0f} target"
+        f"  standard map, turn_trunk, all {os.cpu_count()} cores: {cores:,.0f} env steps/s = "
+        f"{cores / TARGET:.2f}x the {TARGET:,.0f} target"
     )
     return results
