@@ -89,7 +89,9 @@ def same_turn_inputs(a: NDArray[np.int8], b: NDArray[np.int8], num_cells: int) -
 
 
 class Trunk(NamedTuple):
-    """What the trunk computes once per turn: cells [B, C, h] (land-major), lands [B, L, h], global [B, h]..."""
+    """What the trunk computes once per turn: cells [B, C, h] (land-major), lands [B, L, h], global [B, h] and the
+    attention pool [B, h]. ``lands``: after the land layers (``turn_trunk=0``), or the land tokens before them
+    (``turn_trunk=1``: the land layers run in the heads)."""
 
     cells: Tensor
     lands: Tensor
@@ -297,7 +299,11 @@ class HexPolicyNet(nn.Module):
         return cells, obs[:, c * fc + n * fl :].index_select(1, self.glob_phase).float()
 
     def trunk(self, obs: Tensor) -> Trunk:
-        """Return the cell, land and global layers' output for flat observations [B, D] (int8 or float)."""
+        """Return the trunk (:class:`Trunk`) of flat observations [B, D] (int8 or float).
+
+        The cell embedding and hex convolutions, the land tokens and the attention pool; the land layers too
+        unless ``turn_trunk`` (then they run in :meth:`heads`).
+        """
         cells, lands, glob = self.split(obs)
         t = {name: getattr(self, name) for name in TABLES}
         b, c, n, h = cells.shape[0], cells.shape[1], lands.shape[1], self.cell_in.out_features
