@@ -493,6 +493,22 @@ def forward_cached(
     return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
 
 
+def forward_grouped(net: nn.Module, obs: Tensor, starts: NDArray[np.bool_]) -> tuple[Tensor, Tensor]:
+    """Return ``net(obs)`` with the trunk computed once per group of rows that share it.
+
+    Groups are contiguous; ``starts`` marks each group's first row (training/ppo.py ``turn_groups`` makes
+    them: the decisions of one turn). A network without ``turn_trunk``, or groups of one, take the plain pass.
+    """
+    if not getattr(net, "turn_trunk", False) or starts.all():
+        out: tuple[Tensor, Tensor] = net(obs)
+        return out
+    first = torch.from_numpy(np.flatnonzero(starts)).to(obs.device)
+    member = torch.from_numpy(np.cumsum(starts) - 1).to(obs.device)
+    trunk: Trunk = net.trunk(obs.index_select(0, first))  # type: ignore[operator]
+    out = net.heads(trunk.take(member), obs)  # type: ignore[operator]
+    return out
+
+
 def policy_step(
     net: nn.Module,
     obs: NDArray[np.int8],

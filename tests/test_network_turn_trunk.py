@@ -22,11 +22,12 @@ from policies.network import (  # noqa: E402
     TrunkCache,
     draw_actions,
     forward_cached,
+    forward_grouped,
     policy_step,
     same_turn_inputs,
 )
 from training.config import ConfigError, from_dict  # noqa: E402
-from training.ppo import Rollout, forward_grouped, group_cuts, grouped_order, turn_groups  # noqa: E402
+from training.ppo import Rollout, group_cuts, grouped_order, turn_groups  # noqa: E402
 
 SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=60)
 PHASE = len(GLOBAL_FEATURES) - GLOBAL_FEATURES.index("phase")  # the phase global, counted from the end
@@ -155,7 +156,7 @@ def test_draw_actions_follows_the_masked_policy_and_never_draws_an_illegal_actio
 
 
 def test_the_update_computes_one_trunk_per_turn_with_the_same_gradients() -> None:
-    """training/ppo.py forward_grouped: the same outputs and gradients as one trunk per decision."""
+    """policies/network.py forward_grouped (the update's pass): the outputs and gradients of one trunk per decision."""
     net = network(SMALL, seed=6)
     frames = played(SMALL, 1, 40, seed=11)
     obs = np.concatenate([f[0] for f in frames])  # one game in time order

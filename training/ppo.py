@@ -41,7 +41,14 @@ from torch import nn
 
 from dw_env.envs.observation import GF_K, LF_HOLD, LF_POINTS, ObservationLayout, describe_observation
 from policies import checkpoint
-from policies.network import Trunk, TrunkCache, chunk_rows, evaluate_actions, policy_step, same_turn_inputs
+from policies.network import (
+    TrunkCache,
+    chunk_rows,
+    evaluate_actions,
+    forward_grouped,
+    policy_step,
+    same_turn_inputs,
+)
 from training import rollout_actors, run_folder
 from training.config import TrainConfig, to_yaml
 from training.evaluate import evaluate, format_results
@@ -368,18 +375,6 @@ def grouped_order(group: NDArray[np.int64], device: torch.device) -> tuple[torch
     starts = np.ones(len(order), dtype=np.bool_)
     starts[1:] = ranks[1:] != ranks[:-1]
     return torch.from_numpy(order).to(device), starts
-
-
-def forward_grouped(net: nn.Module, obs: torch.Tensor, starts: NDArray[np.bool_]) -> tuple[torch.Tensor, torch.Tensor]:
-    """Return ``net(obs)``, the trunk computed once per group (groups contiguous; ``starts`` marks their firsts)."""
-    if not getattr(net, "turn_trunk", False) or starts.all():
-        out: tuple[torch.Tensor, torch.Tensor] = net(obs)
-        return out
-    first = torch.from_numpy(np.flatnonzero(starts)).to(obs.device)
-    member = torch.from_numpy(np.cumsum(starts) - 1).to(obs.device)
-    trunk: Trunk = net.trunk(obs.index_select(0, first))  # type: ignore[operator]
-    out = net.heads(trunk.take(member), obs)  # type: ignore[operator]
-    return out
 
 
 def minibatch_step(
