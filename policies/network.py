@@ -441,8 +441,8 @@ class TrunkCache:
 
     Only for a ``turn_trunk`` network, whose trunk reads what stays fixed during a turn: a row's stored trunk
     is used again when the row's new observation has the same turn-fixed inputs, byte for byte (then the trunk
-    is the same), and computed otherwise. The weights must not change while a cache is in use
-    (:meth:`clear` after every update).
+    is the same), and computed otherwise. The weights must not change while a cache is in use: the trainer
+    makes a new one for every rollout (or :meth:`clear` it after an update).
     """
 
     def __init__(self, net: HexPolicyNet, num_rows: int) -> None:
