@@ -10,7 +10,7 @@ the default run (``configs/small.yaml``: the small map on a CPU)::
     env:     num_envs, num_steps, score_shaping, conquest_shaping
     ppo:     learning_rate, anneal_lr, gamma, gae_lambda, num_minibatches, update_epochs, ...
     network: channels, cell_layers, land_layers, head_hidden
-    league:  snapshot_every, keep, weights (opponent kind -> sampling weight), rating_window
+    league:  snapshot_every, keep, weights (opponent kind -> sampling weight), rating_window, seat_focus
     imitation: teacher, decisions, epochs, learning_rate, batch_size, workers (warm start: clone an AI)
     eval:    final_games, final_opponents, greedy
 
@@ -224,6 +224,9 @@ class LeagueConfig(_Section):
     )
     #: win rates and the rating use the last this many games against each opponent
     rating_window: int = _int(400, 10, 10**6)
+    #: 0: the learner's seat rotates game by game; > 0: drawn per game, the seats it loses in against the game's
+    #: opponent kind weighted up by this exponent (training/league.py, "Seatings")
+    seat_focus: float = _float(0.0, 0.0, 10.0)
 
     @field_validator("weights")
     @classmethod

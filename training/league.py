@@ -17,7 +17,13 @@ two actions).
 
 Results are kept per opponent over a sliding window: the win credit (a shared win of ``k`` players counts
 ``1/k``, truncation 0) and the finishing order, from which a Plackett–Luce rating over the league is fitted
-(:mod:`training.rating`).
+(:mod:`training.rating`); and the win credit per opponent kind and seat.
+
+**Seatings.** By default the learner's seat rotates game by game in each slot. With ``league.seat_focus`` > 0
+it is drawn per game instead, after the opponent: each seat weighted by ``(1 - r + SEAT_FLOOR) ** focus``,
+``r`` the learner's recent win credit in that seat against that opponent kind (uniform until every seat has
+:data:`SEAT_MIN_GAMES` games in the window). The turn order makes some seats much harder against some AIs
+(their own mirror games show it), and a seat that loses often then gets more of the games.
 """
 
 from __future__ import annotations
@@ -38,6 +44,28 @@ from training.config import NETWORK_OPPONENTS, LeagueConfig
 LEARNER = "learner"
 LATEST = "latest"
 PAST = "past"
+#: games a seat needs in the window against an opponent kind before seat_focus weighs it
+SEAT_MIN_GAMES = 20
+#: added to every seat's loss rate, so that a seat the learner always wins still gets games
+SEAT_FLOOR = 0.05
+
+
+def opponent_kind(opponent: str) -> str:
+    """Return the kind of an opponent id: "past" for a frozen past self ("past-NNNNNN"), else the id."""
+    return PAST if opponent.startswith(f"{PAST}-") else opponent
+
+
+def seat_probabilities(rates: list[tuple[float, int]], focus: float) -> NDArray[np.float64]:
+    """Return the learner's seat probabilities from its (win rate, games) per seat (league.seat_focus).
+
+    Uniform when ``focus`` is 0 or a seat has fewer than :data:`SEAT_MIN_GAMES` games; else each seat weighted
+    by ``(1 - rate + SEAT_FLOOR) ** focus``.
+    """
+    k = len(rates)
+    if focus <= 0 or any(games < SEAT_MIN_GAMES for _, games in rates):
+        return np.full(k, 1.0 / k)
+    w = np.array([(1.0 - rate + SEAT_FLOOR) ** focus for rate, _ in rates])
+    return w / w.sum()
 
 
 def scripted_kinds(weights: dict[str, float]) -> list[str]:
@@ -65,10 +93,19 @@ class Results:
     credit: dict[str, deque[float]] = field(default_factory=dict)
     orders: deque[tuple[str, tuple[tuple[int, ...], ...]]] = field(default_factory=deque)
     games: dict[str, int] = field(default_factory=dict)
+    seats: dict[str, list[deque[float]]] = field(default_factory=dict)  # opponent kind -> credits per seat
 
-    def add(self, opponent: str, credit: float, order: tuple[tuple[int, ...], ...]) -> None:
-        """Record a game: the learner's win credit and the finishing order (tiers of seats: 0 the learner)."""
+    def add(self, opponent: str, credit: float, order: tuple[tuple[int, ...], ...], seat: int | None = None) -> None:
+        """Record a game: the learner's win credit and the finishing order (tiers of seats: 0 the learner).
+
+        With ``seat`` (the learner's), the credit also counts for that seat against the opponent's kind.
+        """
         self.credit.setdefault(opponent, deque(maxlen=self.window)).append(credit)
+        if seat is not None:
+            kind = opponent_kind(opponent)
+            if kind not in self.seats:
+                self.seats[kind] = [deque(maxlen=self.window) for _ in range(self.players)]
+            self.seats[kind][seat].append(credit)
         self.games[opponent] = self.games.get(opponent, 0) + 1
         self.orders.append((opponent, order))
         while len(self.orders) > self.window * max(1, len(self.credit)):
@@ -78,6 +115,11 @@ class Results:
         """Return {opponent: (win rate over the window, games in the window)}."""
         return {k: (float(np.mean(v)), len(v)) for k, v in self.credit.items() if v}
 
+    def seat_rates(self, kind: str) -> list[tuple[float, int]]:
+        """Return [(win rate, games)] per seat of the learner against opponent kind ``kind`` over the window."""
+        per_seat = self.seats.get(kind) or [deque() for _ in range(self.players)]
+        return [(float(np.mean(v)) if v else 0.0, len(v)) for v in per_seat]
+
     def state_dict(self) -> dict[str, Any]:
         """Return the results as plain data (JSON-able), in the order they were recorded."""
         return {
@@ -85,11 +127,15 @@ class Results:
             "credit": {opp: list(v) for opp, v in self.credit.items()},
             "orders": [[opp, [list(tier) for tier in order]] for opp, order in self.orders],
             "games": dict(self.games),
+            "seats": {kind: [list(v) for v in per_seat] for kind, per_seat in self.seats.items()},
         }
 
     def from_state(self, value: Any, where: str) -> Results:
         """Return new Results with this window from :meth:`state_dict`'s data; StateError if it does not fit."""
-        saved = st.check_keys(value, ("window", "credit", "orders", "games"), where)
+        keys = ("window", "credit", "orders", "games")
+        # "seats" came with league.seat_focus; checkpoints written before it have none
+        with_seats = isinstance(value, dict) and "seats" in value
+        saved = st.check_keys(value, (*keys, "seats") if with_seats else keys, where)
         st.read_int(saved["window"], f"{where}.window", self.window, self.window)
         out = Results(self.window, self.players)
         k = self.players
@@ -124,6 +170,20 @@ class Results:
         for opp, count in games.items():
             key = st.read_str(opp, f"{where}.games key", max_len=40)
             out.games[key] = st.read_int(count, f"{where}.games[{key}]", 0, 2**62)
+        seats = saved.get("seats", {})
+        if not isinstance(seats, dict) or len(seats) > 10_000:
+            raise st.StateError(f"{where}.seats: must be a mapping of opponent kind -> credits, got {brief(seats)}")
+        for kind, per_seat in seats.items():
+            key = st.read_str(kind, f"{where}.seats key", max_len=40)
+            lists = st.read_list(per_seat, f"{where}.seats[{key}]", k)
+            if len(lists) != k:
+                raise st.StateError(f"{where}.seats[{key}]: must hold {k} lists (one a seat), got {len(lists)}")
+            out.seats[key] = []
+            for seat, values in enumerate(lists):
+                items = st.read_list(values, f"{where}.seats[{key}][{seat}]", self.window)
+                if not all(_is_credit(x) for x in items):
+                    raise st.StateError(f"{where}.seats[{key}][{seat}]: must be numbers in 0..1, got {brief(items)}")
+                out.seats[key].append(deque((float(x) for x in items), maxlen=self.window))
         return out
 
 
@@ -158,6 +218,11 @@ class League:
         if kind == PAST:
             return self.snapshots[int(rng.integers(len(self.snapshots)))][0]
         return kind
+
+    def draw_seat(self, opponent: str, rng: np.random.Generator) -> int:
+        """Return the learner's seat for a new game against ``opponent`` (league.seat_focus > 0)."""
+        p = seat_probabilities(self.results.seat_rates(opponent_kind(opponent)), self.config.seat_focus)
+        return int(rng.choice(len(p), p=p))
 
     def snapshot(self, update: int, state_dict: dict[str, Any]) -> str:
         """Freeze a copy of the learner's weights; drop the oldest beyond ``keep``. Return its id."""

@@ -98,9 +98,12 @@ class Table:
 
     def start_game(self, slot: int, rng: np.random.Generator) -> None:
         """Seat the learner (rotating) and draw the opponent (and the random opening's length) for ``slot``."""
-        self.seat[slot] = (slot + self.games[slot]) % self.scripted.players
         self.games[slot] += 1
         self.opponent[slot] = self.league.sample(slot, rng)
+        if self.league.config.seat_focus > 0:  # the seats it loses in more often (training/league.py)
+            self.seat[slot] = self.league.draw_seat(self.opponent[slot], rng)
+        else:
+            self.seat[slot] = (slot + self.games[slot] - 1) % self.scripted.players
         if slot >= self.league.num_envs - self.league.num_scripted:
             self.scripted.start_game(slot, self.opponent[slot], int(rng.integers(2**31)))
         if self.opening_plies:
@@ -299,7 +302,7 @@ def collect_rollout(
                 rollout.dones[rollout.count[slot] - 1, slot] = True
                 rollout.open[slot] = False
             credit, order = game_result(info["winners"][slot], info["final_scores"][slot], int(table.seat[slot]))
-            table.league.results.add(table.opponent[slot], credit, order)
+            table.league.results.add(table.opponent[slot], credit, order, int(table.seat[slot]))
             table.start_game(int(slot), rng)
             finished += 1
     return {"steps": steps * n, "games": finished}
@@ -486,6 +489,10 @@ def log_update(writer: Any, step: int, stats: dict[str, float], league: League, 
     if past:
         games = sum(k for _, k in past)
         writer.add_scalar("charts/win_rate/past", sum(r * k for r, k in past) / games, step)
+    for kind in league.results.seats:
+        for seat, (rate, games) in enumerate(league.results.seat_rates(kind)):
+            if games:
+                writer.add_scalar(f"charts/seat_win_rate/{kind}/{seat}", rate, step)
 
 
 def log_ratings(writer: Any, step: int, league: League) -> dict[str, float]:
