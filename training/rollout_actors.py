@@ -107,7 +107,7 @@ class RolloutWorker:
 
         With ``seed`` (a share of the run's games), every RNG stream of the rollout (Python's, numpy's,
         torch's, the env's) starts from it instead of the shipped state's. The result's ``games`` lists the
-        finished games' (opponent, credit, order) in the order the league counted them.
+        finished games' (opponent, credit, order, learner's seat) in the order the league counted them.
         """
         self.net.load_state_dict(weights)
         restore_training(state, self.table, self.rollout, self.optimizer, self.rng, self.net, SOURCE)
@@ -120,13 +120,13 @@ class RolloutWorker:
             ]
             for i, generator in enumerate(generators):
                 generator.bit_generator.state = np.random.default_rng([seed, i + 1]).bit_generator.state
-        games: list[tuple[str, float, Any]] = []
+        games: list[tuple[str, float, Any, int | None]] = []
         results = self.table.league.results
         count = results.add
 
-        def add(opponent: str, credit: float, order: Any) -> None:
-            games.append((opponent, credit, order))
-            count(opponent, credit, order)
+        def add(opponent: str, credit: float, order: Any, seat: int | None = None) -> None:
+            games.append((opponent, credit, order, seat))
+            count(opponent, credit, order, seat)
 
         results.add = add
         self.net.eval()
@@ -344,8 +344,8 @@ def merge_rollouts(
     restore_training(merged, session.table, session.rollout, session.optimizer, session.ctx["rng"], session.net, SOURCE)
     rollout, results = session.rollout, session.table.league.results
     for slots, out in shares:
-        for opponent, credit, order in out["games"]:
-            results.add(opponent, credit, order)
+        for opponent, credit, order, seat in out["games"]:
+            results.add(opponent, credit, order, seat)
         for name, rows in out["decisions"].items():
             getattr(rollout, name)[: len(rows), slots] = rows
         rollout.count[slots], rollout.open[slots] = out["count"], out["open"]
