@@ -97,13 +97,12 @@ class Table:
     opening_plies: int = 0  # env.opening_plies: the most random plies a game starts with
 
     def start_game(self, slot: int, rng: np.random.Generator) -> None:
-        """Seat the learner (rotating) and draw the opponent (and the random opening's length) for ``slot``."""
+        """Draw the opponent, seat the learner (rotating, or by league.seat_focus) and draw the opening for ``slot``."""
+        rotation = (slot + self.games[slot]) % self.scripted.players
         self.games[slot] += 1
         self.opponent[slot] = self.league.sample(slot, rng)
-        if self.league.config.seat_focus > 0:  # the seats it loses in more often (training/league.py)
-            self.seat[slot] = self.league.draw_seat(self.opponent[slot], rng)
-        else:
-            self.seat[slot] = (slot + self.games[slot] - 1) % self.scripted.players
+        focus = self.league.config.seat_focus > 0  # the seats it loses in more often (training/league.py)
+        self.seat[slot] = self.league.draw_seat(self.opponent[slot], rng) if focus else rotation
         if slot >= self.league.num_envs - self.league.num_scripted:
             self.scripted.start_game(slot, self.opponent[slot], int(rng.integers(2**31)))
         if self.opening_plies:
