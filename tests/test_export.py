@@ -44,7 +44,7 @@ def test_package_holds_a_graph_per_map_and_a_complete_manifest(package: Path) ->
     assert m["game"]["name"] == "domain-wheel" and m["game"]["rules_version"]
     assert m["game"]["trained_options"]["land_radius"] == 1
     assert m["observation"]["version"] == "dw-obs-v1" and m["observation"]["dtype"] == "int8"
-    assert m["provenance"]["env_steps"] == 4_005_888 and len(m["provenance"]["checkpoint_sha256"]) == 64
+    assert m["provenance"]["env_steps"] == 3_010_560 and len(m["provenance"]["checkpoint_sha256"]) == 64
     assert m["strength"]["source"] == "model card small-agent.md" and len(m["strength"]["results"]) == 6
     main_graph, wide = m["graphs"]
     assert main_graph["file"] == "model.onnx" and main_graph["accepts"] == {"land_radius": 1, "map_radius": 2}
