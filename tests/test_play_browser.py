@@ -480,6 +480,38 @@ def test_unknown_room_and_bad_token_are_refused_clearly(page: Any, live_server: 
     assert "token" in pg.inner_text("[data-testid=join-error]")
 
 
+def test_a_route_left_while_loading_does_not_draw_over_the_next(page: Any, live_server: LiveServer) -> None:
+    """The menu's data arrives after the URL moved on to a room: the room's screen stays (js/main.js views).
+
+    The menu's requests are held until the room's join error is shown, then let through; the late menu
+    must not replace the error (a load-dependent race made the test above fail on a busy CI machine).
+    """
+    pg = page
+    held: list[Any] = []
+    released: list[bool] = []
+
+    def hold(route: Any) -> None:  # the menu asks twice (its data and the strategies): both are held
+        if released:
+            route.continue_()
+        else:
+            held.append(route)
+
+    pg.route("**/api/menu", hold)
+    pg.goto(live_server.url + "/")
+    pg.wait_for_selector(".loading")
+    while not held:
+        pg.wait_for_timeout(20)
+    pg.goto(live_server.url + "/#room=nosuchroom")
+    assert "no room" in pg.inner_text("[data-testid=join-error]")
+    released.append(True)
+    for route in held:
+        route.continue_()
+    pg.wait_for_function("n => performance.getEntriesByName(location.origin + '/api/menu').length >= n", arg=len(held))
+    pg.evaluate("() => new Promise((done) => setTimeout(done, 100))")  # time for the menu to draw, had it drawn
+    assert pg.locator("[data-testid=menu-ai-speed]").count() == 0
+    assert "no room" in pg.inner_text("[data-testid=join-error]")
+
+
 def test_a_whole_game_against_two_ais(page: Any, live_server: LiveServer, tmp_path: Path) -> None:
     """A clicking loop plays Blue to the end: first movable piece and its first destination, else pass."""
     pg = page

@@ -18,11 +18,17 @@ import { ConquerMenuScreen, ConquerScreen } from "./ui/conquer.js";
 
 const app = document.getElementById("app");
 let screen = null;
+let view = null;
 
+// Each route draws into a container of its own. Screens load their data asynchronously, so a route that was
+// left (the URL changed while it waited) may still finish; it then draws into its detached container, never
+// over the route that replaced it.
 function clear() {
   screen?.destroy?.();
   screen = null;
-  app.replaceChildren();
+  view = el("div", { class: "view" });
+  app.replaceChildren(view);
+  return view;
 }
 
 function goHash(hash) {
@@ -49,33 +55,37 @@ async function startRoom(choice) {
 }
 
 async function showGame(roomId, token, seat) {
-  clear();
-  app.append(el("p", { class: "loading", text: t("menu.loading") }));
+  const root = clear();
+  root.append(el("p", { class: "loading", text: t("menu.loading") }));
   let conn;
   try {
     conn = await api.joinRoom(roomId, token, seat);
   } catch (err) {
-    app.replaceChildren(el("div", { class: "menu-screen" },
+    root.replaceChildren(el("div", { class: "menu-screen" },
       el("p", { class: "error-box", "data-testid": "join-error", text: `${t("game.join_error")}: ${err.message}` }),
       el("button", { type: "button", onclick: goMenu }, t("game.leave"))));
     return;
   }
+  if (root !== view) {  // the URL changed while joining: leave the seat to whoever comes back for it
+    conn.close();
+    return;
+  }
   const saved = JSON.parse(sessionStorage.getItem(`dw.room.${roomId}`) || "null");
   const invites = saved ? () => invitePanel(saved) : null;
-  app.replaceChildren();
+  root.replaceChildren();
   if (conn.room?.game === "conquer") {
-    screen = new ConquerScreen(app, { layout: conn.layout, players: conn.players, seat: conn.seat, conn,
+    screen = new ConquerScreen(root, { layout: conn.layout, players: conn.players, seat: conn.seat, conn,
       speed: conn.speed, onExit: () => goHash("#conquer") });
     if (conn.view) screen.update(conn.view);
     return;
   }
   if (conn.room?.game === "alveole") {
-    screen = new AlveoleScreen(app, { layout: conn.layout, players: conn.players, seat: conn.seat, conn,
+    screen = new AlveoleScreen(root, { layout: conn.layout, players: conn.players, seat: conn.seat, conn,
       speed: conn.speed, onExit: () => goHash("#alveole") });
     if (conn.view) screen.update(conn.view);
     return;
   }
-  screen = new GameScreen(app, {
+  screen = new GameScreen(root, {
     layout: conn.layout,
     players: conn.players,
     seat: conn.seat,
@@ -95,24 +105,24 @@ async function showGame(roomId, token, seat) {
 async function route() {
   const q = hashParams();
   if (q.get("room")) return showGame(q.get("room"), q.get("token"), q.get("seat"));
-  clear();
+  const root = clear();
   if (q.has("tutorial")) {
-    screen = new TutorialScreen(app, { onExit: goMenu, start: q.get("tutorial") || null });
+    screen = new TutorialScreen(root, { onExit: goMenu, start: q.get("tutorial") || null });
     return screen.show();
   }
   if (q.has("conquer")) {
-    screen = new ConquerMenuScreen(app, { onPlay: startRoom, onExit: goMenu });
+    screen = new ConquerMenuScreen(root, { onPlay: startRoom, onExit: goMenu });
     return screen.show();
   }
   if (q.has("alveole")) {
-    screen = new AlveoleMenuScreen(app, { onPlay: startRoom, onExit: goMenu });
+    screen = new AlveoleMenuScreen(root, { onPlay: startRoom, onExit: goMenu });
     return screen.show();
   }
   if (q.has("replays") || q.has("replay")) {
-    screen = new ReplayScreen(app, { onExit: goMenu, record: q.get("replay") || null });
+    screen = new ReplayScreen(root, { onExit: goMenu, record: q.get("replay") || null });
     return screen.show();
   }
-  screen = new MenuScreen(app, {
+  screen = new MenuScreen(root, {
     onPlay: startRoom,
     onTutorial: () => goHash("#tutorial"),
     onReplays: () => goHash("#replays"),
