@@ -499,7 +499,9 @@ def test_a_route_left_while_loading_does_not_draw_over_the_next(page: Any, live_
     pg.route("**/api/menu", hold)
     pg.goto(live_server.url + "/")
     pg.wait_for_selector(".loading")
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
     while not held:
+        assert time.monotonic() < deadline, "the menu never asked for /api/menu"
         pg.wait_for_timeout(20)
     pg.goto(live_server.url + "/#room=nosuchroom")
     assert "no room" in pg.inner_text("[data-testid=join-error]")
