@@ -248,8 +248,8 @@ class ImitationConfig(_Section):
     """Optional warm start (training/imitation.py): clone a scripted AI before PPO ("none": off)."""
 
     teacher: Teacher = "balanced"
-    decisions: int = _int(60_000, 1, 100_000_000)  # env steps of demonstrations (both phases)
-    epochs: int = _int(4, 1, 1000)
+    decisions: int = _int(240_000, 1, 100_000_000)  # env steps of demonstrations (both phases)
+    epochs: int = _int(8, 1, 1000)
     learning_rate: float = _float(1e-3, 0.0, 1.0)
     batch_size: int = _int(512, 1, 1_000_000)
     workers: int = _int(0, 0, 1024)  # processes collecting demonstrations (0: every core)
