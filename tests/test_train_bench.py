@@ -31,8 +31,18 @@ def test_the_turn_trunk_and_the_all_cores_cases_change_one_thing_each(tmp_path) 
     standard = bench_config("standard", 30, str(tmp_path), CASES["standard"][1])
     shared = bench_config("standard", 30, str(tmp_path), CASES["standard, turn_trunk"][1])
     cores = bench_config("standard", 30, str(tmp_path), CASES["standard, turn_trunk, all cores"][1])
+    plain_cores = bench_config("standard", 30, str(tmp_path), CASES["standard, all cores"][1])
     assert not standard.network.turn_trunk and shared.network.turn_trunk
     assert shared.network.model_dump(exclude={"turn_trunk"}) == standard.network.model_dump(exclude={"turn_trunk"})
     assert (cores.run.torch_threads, cores.run.env_threads) == (0, 1)
     assert cores.network == shared.network and cores.options == shared.options == standard.options
-    assert [CASES[c][0] for c in CASES] == ["small", "standard", "standard", "standard"]
+    assert (plain_cores.run.torch_threads, plain_cores.run.env_threads) == (0, 1)
+    assert plain_cores.network == standard.network and plain_cores.options == standard.options
+    assert [CASES[c][0] for c in CASES] == ["small", "standard", "standard", "standard", "standard"]
+
+
+def test_the_all_cores_cases_spin_their_openmp_workers() -> None:
+    from dw_cli.bench.train import CASE_ENVIRONMENT, CASES
+
+    spinning = {case for case, env in CASE_ENVIRONMENT.items() if env.get("OMP_WAIT_POLICY") == "ACTIVE"}
+    assert spinning == {case for case in CASES if case.endswith("all cores")}

@@ -11,9 +11,11 @@ evaluation left out:
 * ``standard``: the standard map with the same settings, the reference measured in the same run;
 * ``standard, turn_trunk``: the same with ``network.turn_trunk: true``, the trunk shared by the two decisions
   of a turn (policies/network.py; not the default: weaker at equal env steps on the small map so far);
-* ``standard, turn_trunk, all cores``: the same with ``run.torch_threads: 0`` (a torch thread per core; two
-  env threads measured slower), what a run on a machine of its own can use; the target of :data:`TARGET` env
-  steps/s on 2 CPU cores (issue 11) is read on this line. Extra torch threads pay only when nothing else
+* ``standard, all cores`` and ``standard, turn_trunk, all cores``: the plain and the shared-trunk network with
+  ``run.torch_threads: 0`` (a torch thread per core; two env threads measured slower), what a run on a machine
+  of its own can use; the target of :data:`TARGET` env steps/s on 2 CPU cores (issue 11) is read on these
+  lines, the plain network's first (the default network: the shared trunk is not proven as strong at equal
+  env steps, docs/TRAINING.md). Extra torch threads pay only when nothing else
   runs, and only with OpenMP workers that spin between ops (``OMP_WAIT_POLICY=ACTIVE``; with the env's
   PASSIVE default the case ran at 1,750 instead of 2,700 env steps/s): when other jobs share the cores,
   every small op waits for a descheduled worker (measured over 20x slower), so the configs keep one thread.
@@ -41,6 +43,7 @@ CASES: dict[str, tuple[str, dict[str, dict[str, Any]]]] = {
     "small": ("small", {}),
     "standard": ("standard", {}),
     "standard, turn_trunk": ("standard", {"network": {"turn_trunk": True}}),
+    "standard, all cores": ("standard", {"run": {"torch_threads": 0}}),
     "standard, turn_trunk, all cores": (
         "standard",
         {"network": {"turn_trunk": True}, "run": {"torch_threads": 0}},
@@ -48,7 +51,9 @@ CASES: dict[str, tuple[str, dict[str, dict[str, Any]]]] = {
 }
 #: environment variables of a case's process (else the caller's): torch's OpenMP workers must spin between the
 #: thousands of small ops to pay (dw_env.envs.vector defaults OMP_WAIT_POLICY to PASSIVE for its own threads)
-CASE_ENVIRONMENT: dict[str, dict[str, str]] = {"standard, turn_trunk, all cores": {"OMP_WAIT_POLICY": "ACTIVE"}}
+CASE_ENVIRONMENT: dict[str, dict[str, str]] = {
+    case: {"OMP_WAIT_POLICY": "ACTIVE"} for case in ("standard, all cores", "standard, turn_trunk, all cores")
+}
 
 
 def bench_config(
@@ -132,15 +137,18 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
         )
     small, standard = results["small"]["env_steps_per_s"], results["standard"]["env_steps_per_s"]
     shared = results["standard, turn_trunk"]["env_steps_per_s"]
+    plain_cores = results["standard, all cores"]["env_steps_per_s"]
     cores = results["standard, turn_trunk, all cores"]["env_steps_per_s"]
-    results["standard_vs_target"] = cores / TARGET
+    results["standard_vs_target"] = plain_cores / TARGET
+    results["turn_trunk_vs_target"] = cores / TARGET
     results["turn_trunk_vs_standard"] = shared / standard
     print(
         f"  standard map: {standard:,.0f} env steps/s ({standard / small:.2f}x the small map's); with turn_trunk "
         f"{shared:,.0f} = {shared / standard:.2f}x it, one thread"
     )
     print(
-        f"  standard map, turn_trunk, all {os.cpu_count()} cores: {cores:,.0f} env steps/s = "
-        f"{cores / TARGET:.2f}x the {TARGET:,.0f} target"
+        f"  standard map, all {os.cpu_count()} cores: {plain_cores:,.0f} env steps/s = "
+        f"{plain_cores / TARGET:.2f}x the {TARGET:,.0f} target (the default network); with turn_trunk "
+        f"{cores:,.0f} = {cores / TARGET:.2f}x"
     )
     return results
