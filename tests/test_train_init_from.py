@@ -117,10 +117,16 @@ def test_the_curriculum_configs_chain_their_stages_and_the_first_fits_the_shippe
     ]
     stages = [
         load(root / f"{name}.yaml")
-        for name in ("curriculum-r3", "curriculum-n2r3", "curriculum-standard", "standard-lift1")
+        for name in ("curriculum-r3", "curriculum-n2r3", "curriculum-standard", "standard-lift1", "standard-lift2")
     ]
     maps = [(c.options.land_radius, c.options.map_radius) for c in stages]
-    assert maps == [(1, 3), (2, 3), (2, 4), (2, 4)]  # after the small map (1, 2) of the small agent's first stage
+    assert maps == [
+        (1, 3),
+        (2, 3),
+        (2, 4),
+        (2, 4),
+        (2, 4),
+    ]  # after the small map (1, 2) of the small agent's first stage
     assert {(c.options.land_radius, c.options.map_radius) for c in small} == {(1, 2)}
     assert small[0].network.init_from is None and small[0].imitation.teacher == "balanced"
     assert stages[0].network.init_from == f"runs/{small[0].run.name}/policy.pt"  # the first small agent
@@ -137,5 +143,5 @@ def test_the_curriculum_configs_chain_their_stages_and_the_first_fits_the_shippe
         root / "curriculum-r3.yaml", [f"network.init_from={root.parent / 'checkpoints' / 'standard-agent.pt'}"]
     )
     payload = initial_weights(standard)  # the shipped standard agent is the last standard stage
-    assert payload is not None and payload["counters"]["env_steps"] == 4_509_696
+    assert payload is not None and payload["counters"]["env_steps"] == 4_005_888
     assert payload["config"]["run"]["name"] == stages[-1].run.name
