@@ -10,12 +10,11 @@ evaluation left out:
 * ``small``: the small map as configured (one torch thread, one env thread);
 * ``standard``: the standard map with the same settings, the reference measured in the same run;
 * ``standard, turn_trunk``: the same with ``network.turn_trunk: true``, the trunk shared by the two decisions
-  of a turn (policies/network.py; not the default: weaker at equal env steps on the small map so far);
+  of a turn (policies/network.py; not the default: its strength at equal env steps is in docs/TRAINING.md);
 * ``standard, all cores`` and ``standard, turn_trunk, all cores``: the plain and the shared-trunk network with
   ``run.torch_threads: 0`` (a torch thread per core; two env threads measured slower), what a run on a machine
   of its own can use; the target of :data:`TARGET` env steps/s on 2 CPU cores (issue 11) is read on these
-  lines, the plain network's first (the default network: the shared trunk is not proven as strong at equal
-  env steps, docs/TRAINING.md). Extra torch threads pay only when nothing else
+  lines, the plain network's first (the default network). Extra torch threads pay only when nothing else
   runs, and only with OpenMP workers that spin between ops (``OMP_WAIT_POLICY=ACTIVE``; with the env's
   PASSIVE default the case ran at 1,750 instead of 2,700 env steps/s): when other jobs share the cores,
   every small op waits for a descheduled worker (measured over 20x slower), so the configs keep one thread.
