@@ -288,3 +288,35 @@ def test_a_policy_file_can_take_a_seat(
     data = json.loads((tmp_path / "o" / "results.json").read_text())
     assert data["config"]["lineups"] == [[str(agent), "random", "random"]]
     assert {s["name"] for s in data["strategies"]} == {str(agent), "random"}
+
+
+def test_workers_fork_only_while_no_policy_file_or_ray_is_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    from training.arena import worker_start_method
+
+    monkeypatch.delitem(sys.modules, "ray", raising=False)
+    assert worker_start_method(files=False) == "fork"
+    assert worker_start_method(files=True) == "spawn"
+    # Ray's client threads outlive ray.shutdown(): a forked worker could hang on one of their locks
+    monkeypatch.setitem(sys.modules, "ray", types.ModuleType("ray"))
+    assert worker_start_method(files=False) == "spawn"
+
+
+def test_spawned_workers_play_the_same_games_as_one_worker(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import types
+
+    monkeypatch.setitem(sys.modules, "ray", types.ModuleType("ray"))  # as after a cluster run: spawn, not fork
+    texts = []
+    for workers in ("1", "2"):
+        out_dir = tmp_path / f"w{workers}"
+        code, _, err = _arena(
+            capsys,
+            *("--players", "balanced", "random", "--mode", "gauntlet", "--games", "6", "--seed", "5"),
+            *("--workers", workers, "--bootstrap", "20", "--out", str(out_dir), *TINY),
+        )
+        assert code == 0, err
+        texts.append((out_dir / "results.json").read_text())
+    assert texts[0] == texts[1]

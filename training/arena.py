@@ -68,6 +68,19 @@ class GameTask:
         return [int(x) for x in state]
 
 
+def worker_start_method(files: bool) -> str:
+    """Return how to start game worker processes: "fork" (fast) when it is safe, else "spawn".
+
+    Fork is safe while only numpy and numba are loaded. Policy files (``files``: torch) get fresh processes. So
+    does any process that has imported Ray: once a Ray client has run here, its gRPC threads keep running even
+    after ``ray.shutdown()``, and a forked child can wait for ever on a lock one of them held at the fork (seen:
+    a sweep's workers hung after a cluster run in the same process).
+    """
+    if files or "ray" in sys.modules or "fork" not in mp.get_all_start_methods():
+        return "spawn"
+    return "fork"
+
+
 def schedule(config: ArenaConfig) -> list[GameTask]:
     """Return every game of a run: per line-up, the games split as evenly as possible over the seatings.
 
@@ -258,9 +271,8 @@ def play_all(
                 for t in tasks
             )
         else:
-            # fork is fast and safe while only numpy/numba are loaded; policy files (torch) get fresh processes
             files = any(not adapter.is_registered(s) for s in config.strategies)
-            method = "spawn" if files or "fork" not in mp.get_all_start_methods() else "fork"
+            method = worker_start_method(files)
             init = (config.options, config.seed, config.opening_plies, config.game)
             pool = stack.enter_context(mp.get_context(method).Pool(workers, _init_worker, init))
             chunk = max(1, min(8, len(tasks) // (workers * 8)))

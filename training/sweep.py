@@ -55,7 +55,7 @@ from dw_env.info import PLAYER_NAMES
 from dw_env.options import GameOptions
 from dw_env.record import GameRecord, format_move, parse_move
 from policies.files import check_seat_spec, is_registered, load_policy_file
-from training.arena import GameTask, play_game, schedule
+from training.arena import GameTask, play_game, schedule, worker_start_method
 from training.arena_config import DEFAULT_OPENING_PLIES, ArenaConfig, Lineup, check_opening_plies
 from training.sweep_stats import Facts, observe_game, summarize_cell
 
@@ -463,7 +463,7 @@ def _results(
     if workers == 1:
         yield from (_play_item(item) for item in items)
         return
-    method = "spawn" if files or "fork" not in mp.get_all_start_methods() else "fork"
+    method = worker_start_method(files)
     if method == "fork":
         _warm_up(items)
     with mp.get_context(method).Pool(workers) as pool:
