@@ -6,6 +6,7 @@ import csv
 import json
 import subprocess
 import sys
+import types
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -290,25 +291,30 @@ def test_a_policy_file_can_take_a_seat(
     assert {s["name"] for s in data["strategies"]} == {str(agent), "random"}
 
 
-def test_workers_fork_only_while_no_policy_file_or_ray_is_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
-    import types
-
+def test_workers_fork_only_while_no_policy_file_or_ray_client_ran(monkeypatch: pytest.MonkeyPatch) -> None:
+    from training import cluster
     from training.arena import worker_start_method
 
+    monkeypatch.setattr(cluster, "_attached", False)
     monkeypatch.delitem(sys.modules, "ray", raising=False)
     assert worker_start_method(files=False) == "fork"
     assert worker_start_method(files=True) == "spawn"
     # Ray's client threads outlive ray.shutdown(): a forked worker could hang on one of their locks
-    monkeypatch.setitem(sys.modules, "ray", types.ModuleType("ray"))
+    monkeypatch.setattr(cluster, "_attached", True)
+    assert worker_start_method(files=False) == "spawn"
+    monkeypatch.setattr(cluster, "_attached", False)
+    initialized = types.ModuleType("ray")
+    initialized.is_initialized = lambda: True  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ray", initialized)  # someone else's ray.init, still open
     assert worker_start_method(files=False) == "spawn"
 
 
 def test_spawned_workers_play_the_same_games_as_one_worker(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import types
+    from training import cluster
 
-    monkeypatch.setitem(sys.modules, "ray", types.ModuleType("ray"))  # as after a cluster run: spawn, not fork
+    monkeypatch.setattr(cluster, "_attached", True)  # as after a cluster run: spawn, not fork
     texts = []
     for workers in ("1", "2"):
         out_dir = tmp_path / f"w{workers}"

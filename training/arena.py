@@ -72,11 +72,13 @@ def worker_start_method(files: bool) -> str:
     """Return how to start game worker processes: "fork" (fast) when it is safe, else "spawn".
 
     Fork is safe while only numpy and numba are loaded. Policy files (``files``: torch) get fresh processes. So
-    does any process that has imported Ray: once a Ray client has run here, its gRPC threads keep running even
-    after ``ray.shutdown()``, and a forked child can wait for ever on a lock one of them held at the fork (seen:
-    a sweep's workers hung after a cluster run in the same process).
+    does a process where a Ray client has run (:func:`training.cluster.ray_client_ran`): its gRPC threads keep
+    running even after ``ray.shutdown()``, and a forked child can wait for ever on a lock one of them held at
+    the fork (seen: a sweep's workers hung after a cluster run in the same process).
     """
-    if files or "ray" in sys.modules or "fork" not in mp.get_all_start_methods():
+    from training.cluster import ray_client_ran
+
+    if files or ray_client_ran() or "fork" not in mp.get_all_start_methods():
         return "spawn"
     return "fork"
 

@@ -28,6 +28,7 @@ import ipaddress
 import os
 import re
 import socket
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -51,6 +52,22 @@ _HOST_PORT = re.compile(r"^(?P<host>[A-Za-z0-9._-]+|\[[0-9A-Fa-f:]+\]):(?P<port>
 
 class ClusterError(RuntimeError):
     """Ray is missing, a cluster address is malformed or unreachable, or work could not be finished."""
+
+
+#: whether this process has attached to a Ray cluster (:func:`connect`, :func:`loopback_cluster`)
+_attached = False
+
+
+def ray_client_ran() -> bool:
+    """Return whether a Ray client has run in this process: ours (:func:`connect`, :func:`loopback_cluster`)
+    or anyone's still initialised.
+
+    Its gRPC threads keep running after ``ray.shutdown()``, so a process forked from this one can wait for ever
+    on a lock one of them held at the fork (training.arena.worker_start_method spawns instead).
+    """
+    ray = sys.modules.get("ray")
+    initialized = getattr(ray, "is_initialized", None)
+    return _attached or bool(callable(initialized) and initialized())
 
 
 def require_ray() -> Any:
@@ -144,6 +161,8 @@ def connect(
         yield dict(ray.cluster_resources())
         return
     parsed = parse_address(address)
+    global _attached
+    _attached = True  # from the first attempt: a failed ray.init can leave its threads too
     common: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
     if parsed.kind == "local":
         if num_cpus is not None and (isinstance(num_cpus, bool) or not isinstance(num_cpus, int) or num_cpus < 1):
@@ -369,6 +388,8 @@ def loopback_cluster(
         "include_dashboard": False,
     }
     cluster = None
+    global _attached
+    _attached = True
     try:
         head = {"num_cpus": cpus_per_node if head_cpus is None else head_cpus, **args}
         cluster = Cluster(initialize_head=True, head_node_args=head)
