@@ -61,6 +61,23 @@ def _arena(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, st
     return code, out, err
 
 
+def _results_on_one_and_two_workers(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, player: str, seed: str
+) -> list[str]:
+    """Return results.json of the same 6-game gauntlet of ``player`` against random on 1 and on 2 workers."""
+    texts = []
+    for workers in ("1", "2"):
+        out_dir = tmp_path / f"w{workers}"
+        code, _, err = _arena(
+            capsys,
+            *("--players", player, "random", "--mode", "gauntlet", "--games", "6", "--seed", seed),
+            *("--workers", workers, "--bootstrap", "20", "--out", str(out_dir), *TINY),
+        )
+        assert code == 0, err
+        texts.append((out_dir / "results.json").read_text())
+    return texts
+
+
 # ---- end to end ------------------------------------------------------------------------------------------
 def test_cli_smoke_writes_table_json_csv_chart_and_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from dw_env.record import GameRecord
@@ -101,16 +118,7 @@ def test_cli_smoke_writes_table_json_csv_chart_and_records(tmp_path: Path, capsy
 def test_same_seed_gives_identical_results_for_any_worker_count(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], biased: str
 ) -> None:
-    texts = []
-    for workers in ("1", "2"):
-        out_dir = tmp_path / f"w{workers}"
-        code, _, err = _arena(
-            capsys,
-            *("--players", biased, "random", "--mode", "gauntlet", "--games", "6", "--seed", "13"),
-            *("--workers", workers, "--bootstrap", "20", "--out", str(out_dir), *TINY),
-        )
-        assert code == 0, err
-        texts.append((out_dir / "results.json").read_text())
+    texts = _results_on_one_and_two_workers(capsys, tmp_path, biased, "13")
     assert texts[0] == texts[1]
     data = json.loads(texts[0])
     assert data["config"]["lineups"] == [["biased", "random", "random"]]
@@ -315,14 +323,5 @@ def test_spawned_workers_play_the_same_games_as_one_worker(
     from training import cluster
 
     monkeypatch.setattr(cluster, "_attached", True)  # as after a cluster run: spawn, not fork
-    texts = []
-    for workers in ("1", "2"):
-        out_dir = tmp_path / f"w{workers}"
-        code, _, err = _arena(
-            capsys,
-            *("--players", "balanced", "random", "--mode", "gauntlet", "--games", "6", "--seed", "5"),
-            *("--workers", workers, "--bootstrap", "20", "--out", str(out_dir), *TINY),
-        )
-        assert code == 0, err
-        texts.append((out_dir / "results.json").read_text())
+    texts = _results_on_one_and_two_workers(capsys, tmp_path, "balanced", "5")
     assert texts[0] == texts[1]
