@@ -44,7 +44,8 @@ Files written before this option (``turn_trunk=0``) read every input in the trun
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -427,12 +428,22 @@ def chunk_rows(net: nn.Module, device: torch.device) -> int:
     return max(1, CPU_CHUNK_CELLS // int(geometry.num_cells))
 
 
-def forward_chunked(net: nn.Module, obs: Tensor, rows: int) -> tuple[Tensor, Tensor]:
+def map_here(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+    """Return ``[fn(x) for x in items]``: the :data:`ChunkMap` that runs every chunk on the calling thread."""
+    return [fn(x) for x in items]
+
+
+#: how a batch's chunks are computed: ``chunk_map(fn, items)`` returns ``[fn(x) for x in items]`` in order, on
+#: any threads (training/network_threads.py); :func:`map_here` runs them on the calling thread
+ChunkMap = Callable[[Callable[[Any], Any], Sequence[Any]], list[Any]]
+
+
+def forward_chunked(net: nn.Module, obs: Tensor, rows: int, chunk_map: ChunkMap = map_here) -> tuple[Tensor, Tensor]:
     """Return ``net(obs)`` computed ``rows`` observations at a time (the same numbers, in less memory)."""
     if obs.shape[0] <= rows:
         out: tuple[Tensor, Tensor] = net(obs)
         return out
-    parts = [net(obs[i : i + rows]) for i in range(0, obs.shape[0], rows)]
+    parts = chunk_map(lambda i: net(obs[i : i + rows]), range(0, obs.shape[0], rows))
     return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
 
 
@@ -480,24 +491,32 @@ HEAD_CHUNK_FACTOR = 4
 
 
 def forward_cached(
-    net: HexPolicyNet, obs: Tensor, chunk: int, cache: TrunkCache, rows: NDArray[np.int64], flat: NDArray[np.int8]
+    net: HexPolicyNet,
+    obs: Tensor,
+    chunk: int,
+    cache: TrunkCache,
+    rows: NDArray[np.int64],
+    flat: NDArray[np.int8],
+    chunk_map: ChunkMap = map_here,
 ) -> tuple[Tensor, Tensor]:
     """Return ``net(obs)`` for the env ``rows``, computing the trunk only of rows that ``cache`` lacks.
 
     ``flat`` is ``obs`` as a numpy array (what the cache compares). The trunk runs ``chunk`` rows at a time;
     the heads, light per row and dominated by the cost of each op, :data:`HEAD_CHUNK_FACTOR` times as many.
+    The chunks are computed by ``chunk_map``; the cache is written on the calling thread only.
     """
     miss = np.flatnonzero(~cache.lookup(flat, rows))
-    for i in range(0, len(miss), chunk):
-        part = miss[i : i + chunk]
-        cache.store(rows[part], flat[part], net.trunk(obs[torch.from_numpy(part).to(obs.device)]))
+    parts_missed = [miss[i : i + chunk] for i in range(0, len(miss), chunk)]
+    trunks = chunk_map(lambda part: net.trunk(obs[torch.from_numpy(part).to(obs.device)]), parts_missed)
+    for part, trunk in zip(parts_missed, trunks, strict=True):
+        cache.store(rows[part], flat[part], trunk)
     assert cache.trunk is not None or len(rows) == 0
+    stored: Trunk = cache.trunk  # type: ignore[assignment]
     index = torch.from_numpy(rows).to(obs.device)
     step = chunk * HEAD_CHUNK_FACTOR
-    parts = [
-        net.heads(cache.trunk.take(index[i : i + step]), obs[i : i + step])  # type: ignore[union-attr]
-        for i in range(0, len(rows), step)
-    ]
+    parts = chunk_map(
+        lambda i: net.heads(stored.take(index[i : i + step]), obs[i : i + step]), range(0, len(rows), step)
+    )
     return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
 
 
@@ -527,6 +546,7 @@ def policy_step(
     cache: TrunkCache | None = None,
     rows: NDArray[np.int64] | None = None,
     draw: bool = False,
+    chunk_map: ChunkMap = map_here,
 ) -> tuple[NDArray[np.int64], NDArray[np.float32], NDArray[np.float32]]:
     """Return (actions, log-probabilities, values) of ``net`` for a batch of observations.
 
@@ -534,14 +554,27 @@ def policy_step(
     batch at once, so the random stream is consumed as by one forward pass. With a :class:`TrunkCache` and
     the env ``rows`` of the observations, a turn's second decision reuses the trunk of its first. ``draw``:
     sample with :func:`draw_actions` (the same distribution, fewer random numbers) instead of
-    :func:`sample_actions`, whose random stream the arena's and the browser game's seats keep.
+    :func:`sample_actions`, whose random stream the arena's and the browser game's seats keep. ``chunk_map``
+    computes the chunks (on other threads, training/network_threads.py: the same numbers).
     """
+
+    def in_mode(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:  # torch's modes are per thread
+        def run(item: Any) -> Any:
+            with torch.inference_mode(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
+                return fn(item)
+
+        return run
+
+    def spread(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        return chunk_map(in_mode(fn), items)
+
     with torch.inference_mode(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
         x = torch.from_numpy(obs).to(device)
+        chunk = chunk_rows(net, device)
         if cache is not None and rows is not None and getattr(net, "turn_trunk", False) and len(rows):
-            logits, values = forward_cached(net, x, chunk_rows(net, device), cache, rows, obs)  # type: ignore[arg-type]
+            logits, values = forward_cached(net, x, chunk, cache, rows, obs, spread)  # type: ignore[arg-type]
         else:
-            logits, values = forward_chunked(net, x, chunk_rows(net, device))
+            logits, values = forward_chunked(net, x, chunk, spread)
         mask = torch.from_numpy(masks).to(device)
         actions, logp = draw_actions(logits, mask) if draw and not greedy else sample_actions(logits, mask, greedy)
     return actions.cpu().numpy(), logp.cpu().numpy(), values.float().cpu().numpy()

@@ -28,21 +28,17 @@ def test_the_standard_map_changes_only_the_map(tmp_path) -> None:  # type: ignor
 def test_the_turn_trunk_and_the_all_cores_cases_change_one_thing_each(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from dw_cli.bench.train import CASES
 
-    standard = bench_config("standard", 30, str(tmp_path), CASES["standard"][1])
-    shared = bench_config("standard", 30, str(tmp_path), CASES["standard, turn_trunk"][1])
-    cores = bench_config("standard", 30, str(tmp_path), CASES["standard, turn_trunk, all cores"][1])
-    plain_cores = bench_config("standard", 30, str(tmp_path), CASES["standard, all cores"][1])
+    def config(case: str) -> TrainConfig:
+        return bench_config(CASES[case][0], 30, str(tmp_path), CASES[case][1])
+
+    standard, shared = config("standard"), config("standard, turn_trunk")
+    cores, plain_cores = config("standard, turn_trunk, all cores"), config("standard, all cores")
+    small, small_cores = config("small"), config("small, all cores")
     assert not standard.network.turn_trunk and shared.network.turn_trunk
     assert shared.network.model_dump(exclude={"turn_trunk"}) == standard.network.model_dump(exclude={"turn_trunk"})
-    assert (cores.run.torch_threads, cores.run.env_threads) == (0, 1)
-    assert cores.network == shared.network and cores.options == shared.options == standard.options
-    assert (plain_cores.run.torch_threads, plain_cores.run.env_threads) == (0, 1)
-    assert plain_cores.network == standard.network and plain_cores.options == standard.options
-    assert [CASES[c][0] for c in CASES] == ["small", "standard", "standard", "standard", "standard"]
-
-
-def test_the_all_cores_cases_spin_their_openmp_workers() -> None:
-    from dw_cli.bench.train import CASE_ENVIRONMENT, CASES
-
-    spinning = {case for case, env in CASE_ENVIRONMENT.items() if env.get("OMP_WAIT_POLICY") == "ACTIVE"}
-    assert spinning == {case for case in CASES if case.endswith("all cores")}
+    for one, many in ((standard, plain_cores), (shared, cores), (small, small_cores)):
+        assert one.run.network_threads == 1 and many.run.network_threads == 0  # 0: one per core
+        assert one.run.model_dump(exclude={"network_threads"}) == many.run.model_dump(exclude={"network_threads"})
+        assert one.network == many.network and one.options == many.options and one.ppo == many.ppo
+    assert cores.run.torch_threads == plain_cores.run.torch_threads == 1  # torch's threads would oversubscribe
+    assert [CASES[c][0] for c in CASES] == ["small", "small", "standard", "standard", "standard", "standard"]

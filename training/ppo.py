@@ -46,6 +46,7 @@ from policies.network import (
     chunk_rows,
     evaluate_actions,
     forward_grouped,
+    map_here,
     policy_step,
     same_turn_inputs,
 )
@@ -57,6 +58,7 @@ from training.game_setup import make_network as make_game_network
 from training.imitation import warm_start
 from training.interrupt import StopRequest
 from training.league import LATEST, League, ScriptedSeats, game_result
+from training.network_threads import NetworkThreads, thread_count
 from training.resume import check_resumable, restore_training, save_checkpoint, saved_counters, training_state
 
 
@@ -240,6 +242,7 @@ def collect_rollout(
 ) -> dict[str, Any]:
     """Play ``num_steps`` steps of every game; store the learner's decisions; return step and game counts."""
     device, amp, rng = ctx["device"], ctx["amp"], ctx["rng"]
+    spread = ctx["threads"].map if "threads" in ctx else map_here  # chunks on run.network_threads threads
     n = table.obs.shape[0]
     rows = np.arange(n)
     caches: dict[str, TrunkCache] = {}  # a turn's second decision reuses its first's trunk (turn_trunk nets)
@@ -274,6 +277,7 @@ def collect_rollout(
                 cache(LATEST, net),
                 rows=current,
                 draw=True,
+                chunk_map=spread,
             )
             actions[current] = a
             mine = learner[current]
@@ -286,7 +290,9 @@ def collect_rollout(
             sel = np.flatnonzero(others & (opp == sid))
             model = frozen.get(sid, table.league)
             obs, masks = table.obs[sel], table.masks[sel]
-            step = policy_step(model, obs, masks, device, amp, False, cache(sid, model), sel, draw=True)
+            step = policy_step(
+                model, obs, masks, device, amp, False, cache(sid, model), sel, draw=True, chunk_map=spread
+            )
             actions[sel] = step[0]
         for slot in np.flatnonzero(~learner & ~opening & (rows >= first_scripted)):
             actions[slot] = table.scripted.action(int(slot), table.opponent[slot], int(table.player[slot]))
@@ -391,21 +397,18 @@ def minibatch_step(
 
     The forward and backward passes run in cache-sized chunks (``policies.network.chunk_rows``) whose
     gradients add up to the minibatch's: every loss term is a sum over the minibatch divided by its size.
+    The chunks may run on several threads (``run.network_threads``, training/network_threads.py).
     """
     device, amp, n = ctx["device"], ctx["amp"], len(idx)
     starts = ctx["starts"]  # where the trunk groups (turn_groups) begin in idx
     a_all = b["adv"][idx]
     if p.norm_adv and n > 1:
         a_all = (a_all - a_all.mean()) / (a_all.std() + 1e-8)
-    sums = {k: torch.zeros((), device=device) for k in ("pg", "v", "ent", "kl", "old_kl", "clip")}
-    optimizer.zero_grad(set_to_none=True)
-    cuts = group_cuts(starts, ctx["chunk_rows"], -(-n // ctx["chunk_rows"]))
-    for s, e in zip(cuts[:-1], cuts[1:], strict=True):
-        if s == e:
-            continue
+
+    def chunk(model: nn.Module, s: int, e: int) -> dict[str, torch.Tensor]:
         j, a = idx[s:e], a_all[s:e]
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
-            logits, value = forward_grouped(net, b["obs"][j], starts[s:e])
+            logits, value = forward_grouped(model, b["obs"][j], starts[s:e])
         logp, entropy = evaluate_actions(logits, b["masks"][j], b["actions"][j])
         logratio = logp - b["logp"][j]
         ratio = logratio.exp()
@@ -418,15 +421,22 @@ def minibatch_step(
         ent = entropy.sum() / n
         (pg_loss - p.ent_coef * ent + p.vf_coef * v_loss).backward()
         with torch.no_grad():
-            sums["old_kl"] += (-logratio).sum() / n
-            sums["kl"] += ((ratio - 1) - logratio).sum() / n
-            sums["clip"] += ((ratio - 1.0).abs() > p.clip_coef).float().sum() / n
-            sums["pg"] += pg_loss
-            sums["v"] += v_loss
-            sums["ent"] += ent
+            return {
+                "old_kl": (-logratio).sum() / n,
+                "kl": ((ratio - 1) - logratio).sum() / n,
+                "clip": ((ratio - 1.0).abs() > p.clip_coef).float().sum() / n,
+                "pg": pg_loss.detach(),
+                "v": v_loss.detach(),
+                "ent": ent.detach(),
+            }
+
+    optimizer.zero_grad(set_to_none=True)
+    cuts = group_cuts(starts, ctx["chunk_rows"], -(-n // ctx["chunk_rows"]))
+    chunks = [(s, e) for s, e in zip(cuts[:-1], cuts[1:], strict=True) if s < e]
+    sums = ctx["threads"].run(chunks, chunk)
     nn.utils.clip_grad_norm_(net.parameters(), p.max_grad_norm)
     optimizer.step()
-    return {k: float(v) for k, v in sums.items()}
+    return {k: float(sums.get(k, 0.0)) for k in ("pg", "v", "ent", "kl", "old_kl", "clip")}
 
 
 def ppo_update(
@@ -451,6 +461,8 @@ def ppo_update(
     # a shared trunk runs on about half the decisions, and the backward pass gains from larger chunks: 4x
     # (0.25 against 0.30 ms a decision on the standard map, forward and backward on one core)
     ctx = {**ctx, "chunk_rows": chunk_rows(net, device) * (4 if getattr(net, "turn_trunk", False) else 1)}
+    if ctx.get("threads") is None:
+        ctx["threads"] = NetworkThreads(net, 1)
     for _ in range(p.update_epochs):
         order, starts = grouped_order(group, device)
         cuts = group_cuts(starts, mb, size // mb)
@@ -593,6 +605,7 @@ def start_session(
     amp = use_amp(config, device)
     shaping = config.env.conquest_shaping if layout is not None else 0.0
     ctx = {"device": device, "amp": amp, "rng": rng, "layout": layout, "conquest_shaping": shaping}
+    ctx["threads"] = NetworkThreads(net, thread_count(config.run.network_threads))
     frozen = Frozen(lambda: make_network(config, device))
     return Session(config, net, optimizer, table, rollout, frozen, writer, run_dir, ctx, counters, deadline)
 
@@ -673,6 +686,7 @@ def _train(
         bar.set_postfix_str(" ".join(f"{k[:4]}={r:.0%}" for k, (r, _) in sorted(rates.items()) if "-" not in k))
         bar.update(got["steps"])
     bar.close()
+    s.ctx["threads"].close()
     if remote is not None:
         remote.close()
     s.save()

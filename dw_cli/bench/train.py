@@ -7,17 +7,18 @@ a warm-up (allocations, caches) and is left out. Each case runs the default trai
 (``configs/small.yaml``'s settings) with only the time limit changed and the warm start and the final
 evaluation left out:
 
-* ``small``: the small map as configured (one torch thread, one env thread);
-* ``standard``: the standard map with the same settings, the reference measured in the same run;
+* ``small``: the small map as configured (one torch thread, one env thread, one network thread);
+* ``small, all cores``: the same with ``run.network_threads: 0`` (training/network_threads.py: the network's
+  chunks of the rollout and of the update on a thread per core, the same rollouts and updates);
+* ``standard``: the standard map with the small map's settings, the reference measured in the same run;
 * ``standard, turn_trunk``: the same with ``network.turn_trunk: true``, the trunk shared by the two decisions
   of a turn (policies/network.py; not the default: its strength at equal env steps is in docs/TRAINING.md);
 * ``standard, all cores`` and ``standard, turn_trunk, all cores``: the plain and the shared-trunk network with
-  ``run.torch_threads: 0`` (a torch thread per core; two env threads measured slower), what a run on a machine
-  of its own can use; the target of :data:`TARGET` env steps/s on 2 CPU cores (issue 11) is read on these
-  lines, the plain network's first (the default network). Extra torch threads pay only when nothing else
-  runs, and only with OpenMP workers that spin between ops (``OMP_WAIT_POLICY=ACTIVE``; with the env's
-  PASSIVE default the case ran at 1,750 instead of 2,700 env steps/s): when other jobs share the cores,
-  every small op waits for a descheduled worker (measured over 20x slower), so the configs keep one thread.
+  ``run.network_threads: 0``, what a run on a machine of its own can use; the target of :data:`TARGET` env
+  steps/s on 2 CPU cores (issue 11) is read on these lines, the plain network's first (the default network,
+  whose play the threads leave unchanged). torch's own threads (``run.torch_threads: 0``) gained less: they
+  split every small op and wait on each other (1,022 against 882 env steps/s on one thread, on a slow day),
+  and only with OpenMP workers that spin between ops, which other jobs on the cores then slow down many times.
 
 Each case runs in a fresh process, as a training run would: a process whose torch and numba thread pools
 were made for one thread ran the all-cores case at half its speed.
@@ -37,21 +38,17 @@ from training.config import TrainConfig, from_dict
 TARGET = 3000.0
 
 
+#: every core: the network's passes on a thread per core (training/network_threads.py)
+ALL_CORES: dict[str, Any] = {"network_threads": 0}
+
 #: the cases measured: name -> (map, overrides of the run and network sections)
 CASES: dict[str, tuple[str, dict[str, dict[str, Any]]]] = {
     "small": ("small", {}),
+    "small, all cores": ("small", {"run": ALL_CORES}),
     "standard": ("standard", {}),
     "standard, turn_trunk": ("standard", {"network": {"turn_trunk": True}}),
-    "standard, all cores": ("standard", {"run": {"torch_threads": 0}}),
-    "standard, turn_trunk, all cores": (
-        "standard",
-        {"network": {"turn_trunk": True}, "run": {"torch_threads": 0}},
-    ),
-}
-#: environment variables of a case's process (else the caller's): torch's OpenMP workers must spin between the
-#: thousands of small ops to pay (dw_env.envs.vector defaults OMP_WAIT_POLICY to PASSIVE for its own threads)
-CASE_ENVIRONMENT: dict[str, dict[str, str]] = {
-    case: {"OMP_WAIT_POLICY": "ACTIVE"} for case in ("standard, all cores", "standard, turn_trunk, all cores")
+    "standard, all cores": ("standard", {"run": ALL_CORES}),
+    "standard, turn_trunk, all cores": ("standard", {"network": {"turn_trunk": True}, "run": ALL_CORES}),
 }
 
 
@@ -75,20 +72,13 @@ def bench_config(
 def measure(case: str, seconds: float) -> dict[str, float]:
     """Return env steps/s and learner decisions/s of training the :data:`CASES` entry ``case`` for ``seconds``.
 
-    The case runs in a fresh (spawned) process with :data:`CASE_ENVIRONMENT`.
+    The case runs in a fresh (spawned) process.
     """
     import multiprocessing
-    import os
     from concurrent.futures import ProcessPoolExecutor
 
-    saved = dict(os.environ)
-    os.environ.update(CASE_ENVIRONMENT.get(case, {}))  # what the spawned process starts with
-    try:
-        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            return pool.submit(measure_here, case, seconds).result()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(measure_here, case, seconds).result()
 
 
 def measure_here(case: str, seconds: float) -> dict[str, float]:
@@ -135,15 +125,21 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
             f"{r['rollout_share']:13.0%}  {r['updates']:16d}"
         )
     small, standard = results["small"]["env_steps_per_s"], results["standard"]["env_steps_per_s"]
+    small_cores = results["small, all cores"]["env_steps_per_s"]
     shared = results["standard, turn_trunk"]["env_steps_per_s"]
     plain_cores = results["standard, all cores"]["env_steps_per_s"]
     cores = results["standard, turn_trunk, all cores"]["env_steps_per_s"]
     results["standard_vs_target"] = plain_cores / TARGET
     results["turn_trunk_vs_target"] = cores / TARGET
     results["turn_trunk_vs_standard"] = shared / standard
+    results["all_cores_vs_one"] = plain_cores / standard
     print(
         f"  standard map: {standard:,.0f} env steps/s ({standard / small:.2f}x the small map's); with turn_trunk "
         f"{shared:,.0f} = {shared / standard:.2f}x it, one thread"
+    )
+    print(
+        f"  all {os.cpu_count()} cores: small map {small_cores:,.0f} = {small_cores / small:.2f}x one thread; "
+        f"standard map {plain_cores:,.0f} = {plain_cores / standard:.2f}x one thread"
     )
     print(
         f"  standard map, all {os.cpu_count()} cores: {plain_cores:,.0f} env steps/s = "

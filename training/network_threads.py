@@ -1,0 +1,145 @@
+"""The trainer's network passes on several threads: ``run.network_threads: T`` (training/config.py).
+
+Why threads. On a CPU the network takes its observations in cache-sized chunks of a few dozen
+(``policies.network.chunk_rows``): thousands of small ops per rollout and per minibatch. torch's own threads
+(``run.torch_threads``) split every op and mostly wait on each other (two of them gained 16% on the standard
+map's forward and backward passes); whole chunks on separate threads keep every core busy (two threads: 2.1x).
+Each op runs on the thread that calls it (one torch thread) and releases the GIL while it computes, so plain
+Python threads suffice and share the rollout's arrays without copies. Two kinds of work are shared out:
+
+* **forward passes** while playing (:meth:`NetworkThreads.map`: the learner's and the frozen opponents'
+  chunks). A chunk's numbers do not depend on the thread that computes it, and the actions are drawn
+  afterwards from the whole batch, so a rollout is the same, bit for bit, for every ``T``;
+* **forward and backward passes** of the PPO update (:meth:`NetworkThreads.run`). Replica ``k`` of the
+  network (replica 0 is the network itself) takes the minibatch's chunks ``k, k + T, k + 2T, ...`` and keeps
+  its own gradients; at the end they are added to the network's in replica order. So an update is
+  reproducible and ``--resume`` exact for a given ``T``; another ``T`` changes only the rounding of the
+  gradient's sum (the chunks' gradients add up in another order), not what is computed. Nothing in a forward
+  or backward pass draws random numbers, so the threads' timing cannot change a run.
+
+On a GPU a batch is one chunk and runs on the calling thread.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from typing import Any, TypeVar
+
+import torch
+from torch import Tensor, nn
+
+#: one chunk's work in the update: (replica, first row, end row) -> statistics (scalar tensors); it runs the
+#: backward pass itself
+ChunkWork = Callable[[nn.Module, int, int], dict[str, Tensor]]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def thread_count(wanted: int) -> int:
+    """Return ``wanted``, or one thread per core when 0."""
+    if wanted < 0:
+        raise ValueError(f"run.network_threads must be >= 0 (0: one per core), got {wanted!r}")
+    return wanted if wanted > 0 else os.cpu_count() or 1
+
+
+class NetworkThreads:
+    """``threads`` threads (the caller's and ``threads - 1`` workers) for ``net``'s passes; see the module doc."""
+
+    def __init__(self, net: nn.Module, threads: int) -> None:
+        if threads < 1:
+            raise ValueError(f"network threads must be >= 1, got {threads!r}")
+        self.net = net
+        self.threads = threads
+        self.replicas: list[nn.Module] = [net]  # the update's copies, made on its first use
+        self.pool: ThreadPoolExecutor | None = None
+        if threads > 1:
+            self.pool = ThreadPoolExecutor(threads - 1, thread_name_prefix="dw-network")
+
+    def close(self) -> None:
+        """Stop the worker threads (idempotent); the caller's thread alone runs what comes after."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+            self.pool = None
+
+    def map(self, fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
+        """Return ``[fn(x) for x in items]``, the items shared out round-robin over the threads.
+
+        ``fn`` runs in worker threads: torch's thread-local modes (``inference_mode``, autocast) must be
+        entered inside it.
+        """
+        shares = self._shares(list(items))
+        if len(shares) == 1:
+            return [fn(x) for x in shares[0]]
+        done = self._spread(shares, lambda share: [fn(x) for x in share])
+        out: list[R] = [None] * len(items)  # type: ignore[list-item]
+        for k, results in enumerate(done):
+            out[k :: self.threads] = results
+        return out
+
+    def run(self, chunks: list[tuple[int, int]], work: ChunkWork) -> dict[str, Tensor]:
+        """Run ``work`` on every chunk, add every replica's gradients to the network's; return the summed stats.
+
+        The network's gradients are accumulated into, not reset: the caller zeroes them before the minibatch.
+        """
+        shares = self._shares(chunks)
+        if len(shares) == 1:
+            return _run_part(self.net, shares[0], work)
+        self._sync(len(shares))
+        replicas = iter(self.replicas)
+        jobs = [(next(replicas), share) for share in shares]
+        parts = self._spread(jobs, lambda job: _run_part(job[0], job[1], work))
+        with torch.no_grad():
+            for rep in self.replicas[1 : len(shares)]:
+                for mine, theirs in zip(self.net.parameters(), rep.parameters(), strict=True):
+                    if theirs.grad is None:
+                        continue
+                    if mine.grad is None:
+                        mine.grad = theirs.grad.clone()
+                    else:
+                        mine.grad.add_(theirs.grad)
+        total = parts[0]
+        for part in parts[1:]:
+            for key, value in part.items():
+                total[key] = total[key] + value if key in total else value
+        return total
+
+    def _shares(self, items: list[T]) -> list[list[T]]:
+        """Split ``items`` round-robin into at most ``threads`` non-empty shares (one without a pool)."""
+        if self.pool is None or len(items) < 2:
+            return [items]
+        return [items[k :: self.threads] for k in range(min(self.threads, len(items)))]
+
+    def _spread(self, jobs: Sequence[Any], fn: Callable[[Any], R]) -> list[R]:
+        """Run ``fn(jobs[0])`` here and the other jobs on the workers; return the results in order."""
+        assert self.pool is not None
+        futures: list[Future[R]] = [self.pool.submit(fn, job) for job in jobs[1:]]
+        try:
+            first = fn(jobs[0])
+        finally:
+            wait(futures)  # no worker may still be running when this returns or raises
+        return [first, *(f.result() for f in futures)]
+
+    def _sync(self, count: int) -> None:
+        """Give the first ``count`` replicas the network's current weights and mode, and no gradients."""
+        while len(self.replicas) < count:
+            with torch.random.fork_rng(devices=[]):  # a copy draws nothing; keep the run's stream untouched anyway
+                self.replicas.append(copy.deepcopy(self.net))
+        with torch.no_grad():
+            for rep in self.replicas[1:count]:
+                rep.train(self.net.training)
+                for mine, theirs in zip(self.net.parameters(), rep.parameters(), strict=True):
+                    theirs.copy_(mine)
+                    theirs.grad = None
+
+
+def _run_part(net: nn.Module, chunks: list[tuple[int, int]], work: ChunkWork) -> dict[str, Tensor]:
+    """Run ``work`` on ``chunks`` in order with ``net``; return the sum of their statistics."""
+    total: dict[str, Tensor] = {}
+    for start, end in chunks:
+        for key, value in work(net, start, end).items():
+            total[key] = total[key] + value if key in total else value
+    return total
