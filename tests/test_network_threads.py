@@ -196,3 +196,6 @@ def test_network_threads_is_checked_and_0_means_one_per_core() -> None:
         from_dict({"run": {"network_threads": "2"}})
     with pytest.raises(ValueError, match="network threads must be >= 1"):
         NetworkThreads(network(), 0)
+    with pytest.raises(ValueError, match="no batch norm"):  # its copies' running statistics would drift apart
+        NetworkThreads(torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.BatchNorm1d(3)), 2)
+    NetworkThreads(torch.nn.Sequential(torch.nn.BatchNorm1d(3)), 1).close()  # one thread: nothing to keep in step

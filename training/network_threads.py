@@ -52,6 +52,8 @@ class NetworkThreads:
     def __init__(self, net: nn.Module, threads: int) -> None:
         if threads < 1:
             raise ValueError(f"network threads must be >= 1, got {threads!r}")
+        if threads > 1 and any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in net.modules()):
+            raise ValueError("run.network_threads > 1 needs a network whose passes change no state (no batch norm)")
         self.net = net
         self.threads = threads
         self.replicas: list[nn.Module] = [net]  # the update's copies, made on its first use
