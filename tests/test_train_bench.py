@@ -42,3 +42,10 @@ def test_the_turn_trunk_and_the_all_cores_cases_change_one_thing_each(tmp_path) 
         assert one.network == many.network and one.options == many.options and one.ppo == many.ppo
     assert cores.run.torch_threads == plain_cores.run.torch_threads == 1  # torch's threads would oversubscribe
     assert [CASES[c][0] for c in CASES] == ["small", "small", "standard", "standard", "standard", "standard"]
+
+
+def test_every_case_measures_several_updates_of_its_map() -> None:
+    from dw_cli.bench.train import CASES, MIN_SECONDS
+
+    assert {CASES[c][0] for c in CASES} == set(MIN_SECONDS)
+    assert MIN_SECONDS["standard"] >= 45 and MIN_SECONDS["small"] >= 20

@@ -3,7 +3,8 @@
 An env step is one action of any seat in one game (both phases of a turn count), the unit of
 ``run.total_env_steps``. The clock covers whole updates (playing the rollout, the scripted AIs' moves, GAE
 and the PPO epochs), so the number is what a training run achieves, not the env alone. The first update is
-a warm-up (allocations, caches) and is left out. Each case runs the default training config
+a warm-up (allocations, caches) and is left out. Each case trains for ``--seconds``, at least
+:data:`MIN_SECONDS` (20 on the small map, 45 on the standard map). Each case runs the default training config
 (``configs/small.yaml``'s settings) with only the time limit changed and the warm start and the final
 evaluation left out:
 
@@ -50,6 +51,11 @@ CASES: dict[str, tuple[str, dict[str, dict[str, Any]]]] = {
     "standard, all cores": ("standard", {"run": ALL_CORES}),
     "standard, turn_trunk, all cores": ("standard", {"network": {"turn_trunk": True}, "run": ALL_CORES}),
 }
+
+
+#: each case's shortest measurement per map (seconds, the first update left out): a standard-map update takes
+#: 6-15 s on 2 cores, and fewer than 3 measured updates gave figures 30% apart from one run to the next
+MIN_SECONDS = {"small": 20.0, "standard": 45.0}
 
 
 def bench_config(
@@ -112,11 +118,10 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
     """Run the benchmark, print a table and return the numbers."""
     import os
 
-    seconds = max(seconds, 20.0)  # several updates are needed for a stable number
     print(f"dw bench train: PPO self-play, rollout + update, {os.cpu_count()} CPU cores visible (higher is better)")
     results: dict[str, Any] = {}
     for case in CASES:
-        results[case] = measure(case, seconds)
+        results[case] = measure(case, max(seconds, MIN_SECONDS[CASES[case][0]]))
     print("  case                             env steps/s  learner decisions/s  rollout share  updates measured")
     for case in CASES:
         r = results[case]
