@@ -132,7 +132,7 @@ def test_a_rollout_is_the_same_bit_for_bit_on_one_and_on_two_threads(tmp_path, t
                 "game": {"land_radius": 1, "map_radius": 2, "max_rounds": 40},
                 "env": {"num_envs": 16, "num_steps": 40},
                 "network": {"channels": 8, "turn_trunk": turn_trunk},
-                "league": {"weights": {"latest": 0.7, "random": 0.3}},
+                "league": {"weights": {"latest": 0.5, "random": 0.2, "balanced": 0.3}},  # AIs beside the network
                 "imitation": {"teacher": "none"},
                 "eval": {"final_games": 0},
             }
