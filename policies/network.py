@@ -566,7 +566,7 @@ def policy_step(
         return run
 
     def spread(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
-        return chunk_map(in_mode(fn), items)
+        return chunk_map(fn if chunk_map is map_here else in_mode(fn), items)  # the caller is in the modes
 
     with torch.inference_mode(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
         x = torch.from_numpy(obs).to(device)

@@ -91,8 +91,7 @@ class NetworkThreads:
         if len(shares) == 1:
             return _run_part(self.net, shares[0], work)
         self._sync(len(shares))
-        replicas = iter(self.replicas)
-        jobs = [(next(replicas), share) for share in shares]
+        jobs = list(zip(self.replicas, shares, strict=False))  # replica k takes share k
         parts = self._spread(jobs, lambda job: _run_part(job[0], job[1], work))
         with torch.no_grad():
             for rep in self.replicas[1 : len(shares)]:
@@ -103,10 +102,9 @@ class NetworkThreads:
                         mine.grad = theirs.grad.clone()
                     else:
                         mine.grad.add_(theirs.grad)
-        total = parts[0]
-        for part in parts[1:]:
-            for key, value in part.items():
-                total[key] = total[key] + value if key in total else value
+        total: dict[str, Tensor] = {}
+        for part in parts:
+            _add_stats(total, part)
         return total
 
     def _shares(self, items: list[T]) -> list[list[T]]:
@@ -142,6 +140,11 @@ def _run_part(net: nn.Module, chunks: list[tuple[int, int]], work: ChunkWork) ->
     """Run ``work`` on ``chunks`` in order with ``net``; return the sum of their statistics."""
     total: dict[str, Tensor] = {}
     for start, end in chunks:
-        for key, value in work(net, start, end).items():
-            total[key] = total[key] + value if key in total else value
+        _add_stats(total, work(net, start, end))
     return total
+
+
+def _add_stats(total: dict[str, Tensor], part: dict[str, Tensor]) -> None:
+    """Add the statistics ``part`` into ``total`` (a key new to ``total`` starts at its value)."""
+    for key, value in part.items():
+        total[key] = total[key] + value if key in total else value
