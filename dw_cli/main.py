@@ -18,6 +18,7 @@ import sys
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from dw_env.info import GAME_TITLE
+from policies.allocator import keep_freed_memory
 
 #: subcommand modules, in the order ``dw --help`` lists them
 COMMAND_MODULES: tuple[str, ...] = (
@@ -49,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    keep_freed_memory()  # network passes on a CPU: freed activations stay in the heap (policies/allocator.py)
     try:
         result = args.func(args)
     except (ValueError, FileNotFoundError) as exc:  # user errors: one clear line, no traceback

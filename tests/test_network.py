@@ -8,10 +8,10 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from dw_env.engine import Game  # noqa: E402
-from dw_env.envs.observation import describe_observation  # noqa: E402
+from dw_env.envs.observation import CELL_FEATURES, describe_observation  # noqa: E402
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
-from policies.network import HexConv, HexPolicyNet, evaluate_actions, sample_actions  # noqa: E402
+from policies.network import CELL_PHASE, HexConv, HexPolicyNet, evaluate_actions, sample_actions  # noqa: E402
 
 SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=30)
 
@@ -176,6 +176,36 @@ def _observations(options: GameOptions, steps: int, seed: int = 0) -> torch.Tens
     return torch.from_numpy(np.concatenate(out))
 
 
+def _assert_reference_logits(net: HexPolicyNet, obs: torch.Tensor, logits: torch.Tensor, ref: torch.Tensor) -> None:
+    """The cell head scores only the cells with a phase plane set (every legal cell): their logits, the pass
+    and end-request logits are the reference's; the other cells' logits are 0 (they are masked anyway)."""
+    c = net.geometry.num_cells
+    planes = obs[:, : c * len(CELL_FEATURES)].reshape(len(obs), c, -1)[:, :, CELL_PHASE[0] :]
+    scored = torch.cat([(planes > 0).any(-1), torch.ones(len(obs), 2, dtype=torch.bool)], 1)
+    assert scored[:, :c].any(1).all()  # every observation of these games has a player to act
+    assert (logits[~scored] == 0).all()
+    assert torch.allclose(logits[scored], ref[scored], atol=1e-4, rtol=1e-5)
+
+
+@pytest.mark.parametrize("radii", [(1, 2), (2, 4)])
+def test_every_legal_cell_has_a_phase_plane_set(radii: tuple[int, int]) -> None:
+    """What lets the cell head score the phase planes' cells only: a legal piece (phase 1) is ``movable``, a
+    legal destination (phase 2) has its ``dest_*`` plane set (rules 3.2, 4.2-4.10)."""
+    from dw_env.envs.vector import DomainWheelVectorEnv
+
+    options = GameOptions(land_radius=radii[0], map_radius=radii[1], max_rounds=40)
+    venv = DomainWheelVectorEnv(16, options, seed=3)
+    obs, masks, _ = venv.reset()
+    c, seen = build_geometry(*radii).num_cells, 0
+    for _ in range(300):
+        planes = obs[:, : c * len(CELL_FEATURES)].reshape(len(obs), c, -1)[:, :, CELL_PHASE[0] :]
+        legal = masks[:, :c] > 0
+        assert not (legal & ~(planes > 0).any(-1)).any()
+        seen += int(legal.sum())
+        obs, masks = venv.step(venv.sample_actions())[:2]
+    assert seen > 10_000
+
+
 @pytest.mark.parametrize("radii", [(1, 2), (2, 4)])
 def test_forward_computes_the_reference_function(radii: tuple[int, int]) -> None:
     options = GameOptions(land_radius=radii[0], map_radius=radii[1])
@@ -187,7 +217,7 @@ def test_forward_computes_the_reference_function(radii: tuple[int, int]) -> None
     with torch.no_grad():
         logits, value = net(obs)
         ref_logits, ref_value = _reference_forward(net, obs)
-    assert torch.allclose(logits, ref_logits, atol=1e-5, rtol=1e-5)
+    _assert_reference_logits(net, obs, logits, ref_logits)
     assert torch.allclose(value, ref_value, atol=1e-5, rtol=1e-5)
 
 
@@ -208,7 +238,7 @@ def test_shipped_checkpoint_computes_the_reference_function(name: str) -> None:
     with torch.no_grad():
         logits, value = net(obs)
         ref_logits, ref_value = _reference_forward(net, obs)
-    assert torch.allclose(logits, ref_logits, atol=1e-4, rtol=1e-5)
+    _assert_reference_logits(net, obs, logits, ref_logits)
     assert torch.allclose(value, ref_value, atol=1e-5, rtol=1e-5)
 
 

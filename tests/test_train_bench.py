@@ -41,7 +41,11 @@ def test_the_turn_trunk_and_the_all_cores_cases_change_one_thing_each(tmp_path) 
         assert one.run.model_dump(exclude={"network_threads"}) == many.run.model_dump(exclude={"network_threads"})
         assert one.network == many.network and one.options == many.options and one.ppo == many.ppo
     assert cores.run.torch_threads == plain_cores.run.torch_threads == 1  # torch's threads would oversubscribe
-    assert [CASES[c][0] for c in CASES] == ["small", "small", "standard", "standard", "standard", "standard"]
+    assert [CASES[c][0] for c in CASES] == ["small", "small"] + ["standard"] * 5
+    conv32 = config("standard, all cores, float32 conv")
+    assert plain_cores.run.conv_precision == "auto" and conv32.run.conv_precision == "float32"
+    assert conv32.run.model_dump(exclude={"conv_precision"}) == plain_cores.run.model_dump(exclude={"conv_precision"})
+    assert conv32.network == plain_cores.network and conv32.options == plain_cores.options
 
 
 def test_every_case_measures_several_updates_of_its_map() -> None:

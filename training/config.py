@@ -116,6 +116,10 @@ class RunConfig(_Section):
     device: Literal["auto", "cpu", "cuda"] = "auto"
     #: bf16 autocast on CUDA ("auto": on when the device is CUDA; CPUs gain nothing from it here)
     amp: Literal["auto", "on", "off"] = "auto"
+    #: the hex convolutions' precision on a CPU ("auto": bfloat16 where the CPU has bf16 matrix units, AMX or
+    #: AVX512-BF16, float32 elsewhere): bfloat16 runs them 3-4x faster there; everything else stays float32,
+    #: and the weights and their gradients are float32 either way (docs/TRAINING.md). On CUDA run.amp decides
+    conv_precision: Literal["auto", "float32", "bfloat16"] = "auto"
     torch_threads: int = _int(1, 0, 256)  # 0: all cores
     env_threads: int = _int(1, 0, 256)  # 0: all cores
     #: threads of the network's passes, the rollout's and the PPO update's (training/network_threads.py;

@@ -41,13 +41,16 @@ from torch import nn
 
 from dw_env.envs.observation import GF_K, LF_HOLD, LF_POINTS, ObservationLayout, describe_observation
 from policies import checkpoint
+from policies.allocator import keep_freed_memory
 from policies.network import (
+    StepBatch,
     TrunkCache,
     chunk_rows,
+    cpu_has_bf16_units,
     evaluate_actions,
     forward_grouped,
     map_here,
-    policy_step,
+    policy_steps,
     same_turn_inputs,
 )
 from training import rollout_actors, run_folder
@@ -76,9 +79,19 @@ def use_amp(config: TrainConfig, device: torch.device) -> bool:
     return config.run.amp == "on" or (config.run.amp == "auto" and device.type == "cuda")
 
 
+def conv_dtype(config: TrainConfig, device: torch.device) -> torch.dtype | None:
+    """Return the hex convolutions' dtype (``run.conv_precision``; None: the network's float32 or autocast's)."""
+    precision = config.run.conv_precision
+    if device.type != "cpu" or precision == "float32":
+        return None
+    return torch.bfloat16 if precision == "bfloat16" or cpu_has_bf16_units() else None
+
+
 def make_network(config: TrainConfig, device: torch.device) -> nn.Module:
     """Return a fresh network of the config's game (training/game_setup.py) on ``device``."""
     net: nn.Module = make_game_network(config, device)
+    if hasattr(net, "conv_dtype"):
+        net.conv_dtype = conv_dtype(config, device)
     return net
 
 
@@ -266,34 +279,20 @@ def collect_rollout(
             actions[opening] = table.env.sample_actions()[opening]
             table.opening[opening] -= 1
         current = np.flatnonzero(learner | ((opp == LATEST) & (rows < first_scripted) & ~opening))
-        if len(current):
-            a, logp, v = policy_step(
-                net,
-                table.obs[current],
-                table.masks[current],
-                device,
-                amp,
-                False,
-                cache(LATEST, net),
-                rows=current,
-                draw=True,
-                chunk_map=spread,
-            )
-            actions[current] = a
-            mine = learner[current]
-            slots = current[mine]
-            o = table.obs[slots]
-            phi = conquest_potential(o, ctx["layout"], ctx["conquest_shaping"])
-            rollout.store(slots, o, table.masks[slots], a[mine], logp[mine], v[mine], phi)
         others = ~learner & ~opening & (rows < first_scripted) & (opp != LATEST)
-        for sid in sorted(set(opp[others])):  # a fixed order: each forward pass draws from torch's RNG
-            sel = np.flatnonzero(others & (opp == sid))
-            model = frozen.get(sid, table.league)
-            obs, masks = table.obs[sel], table.masks[sel]
-            step = policy_step(
-                model, obs, masks, device, amp, False, cache(sid, model), sel, draw=True, chunk_map=spread
-            )
-            actions[sel] = step[0]
+        seated = [(LATEST, net, current)] if len(current) else []
+        for sid in sorted(set(opp[others])):  # a fixed order: each batch's actions draw from torch's RNG
+            seated.append((sid, frozen.get(sid, table.league), np.flatnonzero(others & (opp == sid))))
+        batches = [StepBatch(m, table.obs[sel], table.masks[sel], cache(k, m), sel) for k, m, sel in seated]
+        steps_taken = policy_steps(batches, device, amp, False, draw=True, chunk_map=spread)
+        for (key, _, sel), (a, logp, v) in zip(seated, steps_taken, strict=True):
+            actions[sel] = a
+            if key == LATEST:
+                mine = learner[sel]
+                slots = sel[mine]
+                o = table.obs[slots]
+                phi = conquest_potential(o, ctx["layout"], ctx["conquest_shaping"])
+                rollout.store(slots, o, table.masks[slots], a[mine], logp[mine], v[mine], phi)
         for slot in np.flatnonzero(~learner & ~opening & (rows >= first_scripted)):
             actions[slot] = table.scripted.action(int(slot), table.opponent[slot], int(table.player[slot]))
         table.obs, table.masks, player, rewards, terminated, truncated, info = table.env.step(actions)
@@ -639,6 +638,7 @@ def train(
     the policy are written, the final evaluation is skipped and the result's ``interrupted`` names the
     signal (its ``exit_code`` is 128 + the signal's number).
     """
+    keep_freed_memory()  # the passes' activations reuse freed memory instead of page-faulting it in again
     with StopRequest() as stop:
         return _train(config, resume, run_dir, overwrite, stop)
 

@@ -19,7 +19,10 @@ evaluation left out:
   steps/s on 2 CPU cores (issue 11) is read on these lines, the plain network's first (the default network,
   whose play the threads leave unchanged). torch's own threads (``run.torch_threads: 0``) gained less: they
   split every small op and wait on each other (1,022 against 882 env steps/s on one thread, on a slow day),
-  and only with OpenMP workers that spin between ops, which other jobs on the cores then slow down many times.
+  and only with OpenMP workers that spin between ops, which other jobs on the cores then slow down many times;
+* ``standard, all cores, float32 conv``: the plain network on every core with ``run.conv_precision: float32``
+  (the hex convolutions in float32): what the bfloat16 convolutions gain where the CPU has bf16 matrix units
+  (``auto``, the default, picks them there; elsewhere both lines run float32).
 
 Each case runs in a fresh process, as a training run would: a process whose torch and numba thread pools
 were made for one thread ran the all-cores case at half its speed.
@@ -50,6 +53,7 @@ CASES: dict[str, tuple[str, dict[str, dict[str, Any]]]] = {
     "standard, turn_trunk": ("standard", {"network": {"turn_trunk": True}}),
     "standard, all cores": ("standard", {"run": ALL_CORES}),
     "standard, turn_trunk, all cores": ("standard", {"network": {"turn_trunk": True}, "run": ALL_CORES}),
+    "standard, all cores, float32 conv": ("standard", {"run": {**ALL_CORES, "conv_precision": "float32"}}),
 }
 
 
@@ -118,6 +122,8 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
     """Run the benchmark, print a table and return the numbers."""
     import os
 
+    from policies.network import cpu_has_bf16_units
+
     print(f"dw bench train: PPO self-play, rollout + update, {os.cpu_count()} CPU cores visible (higher is better)")
     results: dict[str, Any] = {}
     for case in CASES:
@@ -134,6 +140,7 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
     shared = results["standard, turn_trunk"]["env_steps_per_s"]
     plain_cores = results["standard, all cores"]["env_steps_per_s"]
     cores = results["standard, turn_trunk, all cores"]["env_steps_per_s"]
+    conv32 = results["standard, all cores, float32 conv"]["env_steps_per_s"]
     results["standard_vs_target"] = plain_cores / TARGET
     results["turn_trunk_vs_target"] = cores / TARGET
     results["turn_trunk_vs_standard"] = shared / standard
@@ -150,5 +157,9 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
         f"  standard map, all {os.cpu_count()} cores: {plain_cores:,.0f} env steps/s = "
         f"{plain_cores / TARGET:.2f}x the {TARGET:,.0f} target (the default network); with turn_trunk "
         f"{cores:,.0f} = {cores / TARGET:.2f}x"
+    )
+    print(
+        f"  convolutions ({'bfloat16' if cpu_has_bf16_units() else 'float32: no bf16 matrix units'}): "
+        f"{plain_cores:,.0f} env steps/s = {plain_cores / conv32:.2f}x the float32 convolutions' {conv32:,.0f}"
     )
     return results
