@@ -436,9 +436,13 @@ def cpu_has_bf16_units() -> bool:
 
 
 #: cells (batch rows x map cells) per forward chunk on a CPU: a chunk's activations (about 64 KB per 1,000
-#: cells at 16 channels) stay in the core's cache; one large batch spills every layer to memory and pays a
-#: page fault per fresh 4 KB of it (3-9x slower per sample measured on the standard map, 1,159 cells)
-CPU_CHUNK_CELLS = 16384
+#: cells at 16 channels, 2 MB at this size) stay in the core's cache. Measured on the standard map (1,159 cells,
+#: 28 rows a chunk at this size), bf16 convolutions, freed memory kept (policies/allocator.py): on one core, ms
+#: per observation forward / forward+backward, 7 rows 0.21 / 0.64, 14 rows 0.17 / 0.52, 28 rows 0.17 / 0.51,
+#: 56 rows 0.16 / 0.56; training on both cores (``run.network_threads: 0``, 45 s each), env steps/s with 7, 14,
+#: 28, 42 and 56 rows: 1,610, 2,277, 2,411-2,588, 2,336, 2,305 (larger chunks: fewer ops, less time holding
+#: the GIL between them). With glibc's defaults one large batch also paid a page fault per fresh 4 KB
+CPU_CHUNK_CELLS = 32768
 
 
 def chunk_rows(net: nn.Module, device: torch.device) -> int:

@@ -19,7 +19,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from dw_env.envs.vector import DomainWheelVectorEnv  # noqa: E402
+from test_network_turn_trunk import played  # noqa: E402  (observations and masks of random games)
+
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
 from policies.network import HexPolicyNet, StepBatch, TrunkCache, evaluate_actions, policy_step, policy_steps  # noqa: E402
@@ -61,16 +62,6 @@ def test_keeping_freed_memory_stops_the_page_faults_of_repeated_passes() -> None
     assert kept < default / 100
 
 
-def _observations(options: GameOptions, games: int, steps: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    env = DomainWheelVectorEnv(games, options, seed=seed)
-    obs, masks, _ = env.reset(seed=seed)
-    out = [(obs.copy(), masks.copy())]
-    for _ in range(steps):
-        obs, masks, *_ = env.step(env.sample_actions())
-        out.append((obs.copy(), masks.copy()))
-    return out
-
-
 def _network(options: GameOptions, seed: int, turn_trunk: int = 0) -> HexPolicyNet:
     torch.manual_seed(seed)
     geometry = build_geometry(options.land_radius, options.map_radius)
@@ -82,7 +73,7 @@ def _network(options: GameOptions, seed: int, turn_trunk: int = 0) -> HexPolicyN
 
 @pytest.mark.parametrize("options", [SMALL, GameOptions(max_rounds=60)], ids=["small", "standard"])
 def test_bfloat16_convolutions_approximate_the_float32_network(options: GameOptions) -> None:
-    obs, masks = _observations(options, 8, 12, seed=1)[-1]
+    obs, masks = played(options, 8, 12, seed=1)[-1]
     x, m = torch.from_numpy(obs), torch.from_numpy(masks)
     results = []
     for dtype in (None, torch.bfloat16):
@@ -138,7 +129,7 @@ def test_policy_steps_give_each_network_what_policy_step_gives_it_one_after_anot
     learner, first, second = _network(options, 3, turn_trunk=1), _network(options, 4), _network(options, 5)
     for net in (learner, first, second):
         net.eval()
-    frames = _observations(options, 48, 8, seed=5)
+    frames = played(options, 48, 8, seed=5)
     cpu = torch.device("cpu")
     pool = NetworkThreads(learner, threads)
     together_cache, alone_cache = TrunkCache(learner, 48), TrunkCache(learner, 48)
@@ -167,3 +158,16 @@ def test_policy_steps_give_each_network_what_policy_step_gives_it_one_after_anot
                 assert masks[rows, got[0]].all()
     finally:
         pool.close()
+
+
+def test_a_run_saved_before_the_option_resumes_with_float32_convolutions() -> None:
+    from training.resume import saved_config
+
+    data = from_dict({}).to_dict()
+    del data["run"]["conv_precision"]
+    assert saved_config({"config": data}, "old/checkpoint.pt").run.conv_precision == "float32"
+    data["run"]["conv_precision"] = "auto"
+    assert saved_config({"config": data}, "new/checkpoint.pt").run.conv_precision == "auto"
+    assert saved_config({"config": data}, "new/checkpoint.pt", ["run.conv_precision=bfloat16"]).run.conv_precision == (
+        "bfloat16"
+    )

@@ -3,8 +3,8 @@
 A config file has the sections below; every key is optional and defaults to the value given here, which is
 the default run (``configs/small.yaml``: the small map on a CPU)::
 
-    run:     name, seed, out_dir, total_env_steps, max_minutes, device, amp, torch_threads, env_threads,
-             network_threads, checkpoint_every, stop_after_updates, progress
+    run:     name, seed, out_dir, total_env_steps, max_minutes, device, amp, conv_precision, torch_threads,
+             env_threads, network_threads, checkpoint_every, stop_after_updates, progress
     game:    the game options (dw_env.options.GameOptions): land_radius, map_radius, max_rounds, ...;
              ``name: alveole`` (or another id of policies.games) trains that game, with its own options
     env:     num_envs, num_steps, score_shaping, conquest_shaping

@@ -185,6 +185,9 @@ def saved_config(payload: dict[str, Any], path: str | Path, overrides: list[str]
     network = data.get("network")
     if isinstance(network, dict) and "turn_trunk" not in network:  # saved before the option: every input in the trunk
         data = {**data, "network": {**network, "turn_trunk": False}}
+    run = data.get("run")
+    if isinstance(run, dict) and "conv_precision" not in run:  # saved before the option: float32 convolutions
+        data = {**data, "run": {**run, "conv_precision": "float32"}}
     merged = apply_overrides(data, overrides or [])  # a bad override is the user's ConfigError, not the file's
     try:
         return from_dict(merged)
