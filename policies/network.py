@@ -575,9 +575,10 @@ class TrunkCache:
         self.obs[rows], self.valid[rows] = obs, True
 
 
-#: how many times a trunk chunk's rows the heads of a :func:`forward_cached` pass take at once: a standard-map
-#: chunk is 14 rows, and the heads of 96 rows took 10-16 ms in chunks of 14 against 5-8 ms in chunks of 56
-#: (one core, inference); the same factor as the PPO update's turn_trunk chunks (training/ppo.py)
+#: how many times a trunk chunk's rows the heads of a :func:`forward_cached` pass take at once: measured when a
+#: standard-map chunk was 14 rows (now 28, :data:`CPU_CHUNK_CELLS`), the heads of 96 rows took 10-16 ms in
+#: chunks of 14 against 5-8 ms in chunks of 56 (one core, inference); the same factor as the PPO update's
+#: turn_trunk chunks (training/ppo.py)
 HEAD_CHUNK_FACTOR = 4
 
 
