@@ -428,7 +428,8 @@ def cpu_has_bf16_units() -> bool:
     """Return whether this CPU computes bfloat16 matrix products natively (AMX tiles or AVX512-BF16).
 
     Where it does, the hex convolutions in bfloat16 run 3-4x faster than in float32 (``conv_dtype``); elsewhere
-    oneDNN emulates bfloat16, slower than float32.
+    oneDNN would emulate bfloat16 with float32 arithmetic plus conversions, so ``auto`` keeps float32 there (no
+    such CPU was at hand to measure it).
     """
     cpu = getattr(torch, "cpu", None)
     checks = [getattr(cpu, name, None) for name in ("_is_amx_tile_supported", "_is_avx512_bf16_supported")]
