@@ -1,7 +1,7 @@
 """Keep freed memory in the process: glibc's malloc tuned for the network's passes on a CPU.
 
 Why. A forward or backward pass on the standard map allocates and frees about a megabyte per activation
-(a chunk of 14 observations x 1,159 cells x 16 channels in float32), thousands of times a rollout. glibc
+(a chunk of a few dozen observations x 1,159 cells x 16 channels in float32), thousands of times a rollout. glibc
 serves such blocks with ``mmap`` (its threshold adapts, but only up to what it has seen freed) and returns
 them to the kernel at ``free``; the next pass maps them again and takes a page fault for every fresh 4 KB
 page it touches. Measured on the standard map, one core: a forward pass took 0.29-0.33 ms an observation

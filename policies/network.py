@@ -337,20 +337,20 @@ class HexPolicyNet(nn.Module):
     def heads(self, trunk: Trunk, obs: Tensor) -> tuple[Tensor, Tensor]:
         """Return (logits [B, C+2], value [B]) from the trunk of observations [B, D] and their phase inputs.
 
-        With ``turn_trunk`` the cell head scores only the cells with a phase plane set (the movable pieces,
-        the selected piece and its destinations: every legal cell); the other cells' logits are 0, and the
-        caller masks them. The trunk stops before the land layers: those run here (on ``L`` land tokens, cheap)
+        The cell head scores only the cells with a phase plane set (the movable pieces, the selected piece and
+        its destinations: every legal cell); the other cells' logits are 0, and the caller masks them. With
+        ``turn_trunk`` the trunk stops before the land layers: those run here (on ``L`` land tokens, cheap)
         with each land's share of every phase plane, so the lands know where the selected piece and its
         destinations are. A candidate also sees the selected piece: the product of their features and whether
         it lies in the selected piece's land (leaving a land can break its conquest, rule 6.4).
         """
         x, z, glob_h, attended = trunk
-        if not self.turn_trunk:  # only the cells with a phase plane set: every legal cell (the rest are masked)
-            rows, where = (self.phase_inputs(obs)[0].amax(-1) > 0).nonzero(as_tuple=True)
+        cells, glob = self.phase_inputs(obs)
+        # the cells scored: those with a phase plane set, every legal cell (the rest are masked), observation order
+        rows, where = (cells.amax(-1) > 0).nonzero(as_tuple=True)
+        if not self.turn_trunk:
             scores = self.cell_head(x[rows, self.cell_row[where]]).squeeze(-1)
-            cell_logits = scores.new_zeros(x.shape[0], x.shape[1]).index_put((rows, where), scores)
         else:
-            cells, glob = self.phase_inputs(obs)
             b, n = x.shape[0], z.shape[1]
             per_land = x.shape[1] // n
             planes = cells.index_select(1, self.land_cells).to(x.dtype)  # [B, C, 8] land-major
@@ -362,10 +362,9 @@ class HexPolicyNet(nn.Module):
             selected = torch.bmm(chosen.unsqueeze(1), x).squeeze(1)  # the selected piece's cell features
             land = (chosen.view(b, n, per_land).sum(2) > 0).to(x.dtype)  # [B, L]: the selected piece's land
             glob_h = glob_h + self.phase_glob(glob) + self.selected_in(selected)
-            rows, where = (cells.amax(-1) > 0).nonzero(as_tuple=True)  # candidate cells, observation order
             context = (x, self.land_out(z), selected, land, glob_h, cells)
             scores = self.candidate_scores(context, rows, where)
-            cell_logits = scores.new_zeros(b, x.shape[1]).index_put((rows, where), scores)
+        cell_logits = scores.new_zeros(x.shape[0], x.shape[1]).index_put((rows, where), scores)
         summary = torch.cat([z.mean(1), attended, glob_h], 1)
         logits = torch.cat([cell_logits, self.pass_end_head(summary)], 1)
         return logits.float(), self.value_head(summary).squeeze(1).float()
@@ -472,7 +471,8 @@ def forward_chunked(net: nn.Module, obs: Tensor, rows: int, chunk_map: ChunkMap 
 class Batch(NamedTuple):
     """One network's observations for :func:`forward_batches`: ``obs`` [B, D] on the network's device, pushed
     through ``chunk`` rows at a time; with a :class:`TrunkCache`, the env ``rows`` of the observations and
-    ``flat`` (``obs`` as a numpy array), only the trunks the cache lacks are computed (a ``turn_trunk`` net)."""
+    ``flat`` (``obs`` as a numpy array), only the trunks the cache lacks are computed (a ``turn_trunk`` net;
+    any other takes the plain pass)."""
 
     net: nn.Module
     obs: Tensor
@@ -491,7 +491,14 @@ def forward_batches(batches: Sequence[Batch], chunk_map: ChunkMap = map_here) ->
     ones a pass of its own computes: the same chunks, concatenated in order. The caches are written on the
     calling thread only.
     """
-    cached = [b.cache is not None and b.rows is not None and b.flat is not None and len(b.rows) > 0 for b in batches]
+    cached = [
+        b.cache is not None
+        and b.rows is not None
+        and b.flat is not None
+        and len(b.rows) > 0
+        and getattr(b.net, "turn_trunk", False)
+        for b in batches
+    ]
     tasks: list[tuple[int, Any]] = []  # (batch, rows): a plain chunk, or a cached batch's missing trunks
     for i, b in enumerate(batches):
         if cached[i]:
@@ -680,14 +687,10 @@ def policy_steps(
 
     results = []
     with torch.inference_mode(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
-        passes = []
-        for b in batches:
-            x = torch.from_numpy(b.obs).to(device)
-            chunk = chunk_rows(b.net, device)
-            if b.cache is not None and b.rows is not None and getattr(b.net, "turn_trunk", False) and len(b.rows):
-                passes.append(Batch(b.net, x, chunk, b.cache, b.rows, b.obs))
-            else:
-                passes.append(Batch(b.net, x, chunk))
+        passes = [
+            Batch(b.net, torch.from_numpy(b.obs).to(device), chunk_rows(b.net, device), b.cache, b.rows, b.obs)
+            for b in batches
+        ]
         for b, (logits, values) in zip(batches, forward_batches(passes, spread), strict=True):
             mask = torch.from_numpy(b.masks).to(device)
             if draw and not greedy:
