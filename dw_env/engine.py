@@ -300,11 +300,27 @@ class Game:
 
     def copy(self) -> Game:
         """Return an independent copy of this game (its arrays were checked when it was built)."""
-        new = object.__new__(Game)
-        new.__dict__.update(
-            options=self.options, board=self.board.copy(), lands=self.lands.copy(), scalars=self.scalars.copy()
+        return Game.of_checked_arrays(
+            self.options, self.geometry, self.board.copy(), self.lands.copy(), self.scalars.copy()
         )
-        new._setup(self.geometry)
+
+    @classmethod
+    def of_checked_arrays(
+        cls,
+        options: GameOptions,
+        geometry: Geometry,
+        board: NDArray[np.int8],
+        lands: NDArray[np.int16],
+        scalars: NDArray[np.int32],
+    ) -> Game:
+        """Return a game over state arrays that passed :func:`check_state` or that the kernels made from such.
+
+        For the engine's own containers (:meth:`copy`, the vector env's games), which hold only such arrays:
+        a scripted AI asks the vector env for a game at every move, and the check took half of that.
+        """
+        new = object.__new__(cls)
+        new.__dict__.update(options=options, board=board, lands=lands, scalars=scalars)
+        new._setup(geometry)
         return new
 
     # ---- state queries -------------------------------------------------------------------
