@@ -55,6 +55,14 @@ from torch import Tensor, nn
 
 from dw_env.envs.observation import CELL_FEATURES, GLOBAL_FEATURES, LAND_FEATURES, OBSERVATION_VERSION
 from dw_env.geometry import Geometry
+from policies.cell_passes import (
+    add_lands_relu,
+    attention_pool,
+    embed_cells,
+    from_grid,
+    recording,
+    to_grid,
+)
 
 #: the cell planes and global features that change between the two decisions of one turn (rule 3.2)
 PHASE_CELL_FEATURES = ("selected", *(f for f in CELL_FEATURES if f.startswith("dest_")), "movable")
@@ -137,6 +145,8 @@ def grid_tables(geometry: Geometry) -> dict[str, Tensor]:
     * ``land_cells`` [C]: the observation's cell index of each land-major row (input order);
     * ``cell_row`` [C]: the land-major row of each observation cell (output order, the inverse);
     * ``cell_grid`` [C]: flat grid index ``(r - r_min) * S + (q - q_min)`` of each land-major row;
+    * ``grid_cell`` [S * S]: the land-major row of each grid position's cell, ``C`` where no cell is (the
+      inverse of ``cell_grid``);
     * ``land_neighbors`` [L * 6]: the neighbouring lands of each land, ``L`` off the map;
     * ``neighbor_count`` [L, 1]: how many neighbouring lands each land has.
     """
@@ -148,17 +158,20 @@ def grid_tables(geometry: Geometry) -> dict[str, Tensor]:
     cell_row = np.empty_like(land_cells)
     cell_row[land_cells] = np.arange(len(land_cells))
     cell_grid = ((geometry.cell_r - r0) * s + (geometry.cell_q - q0))[land_cells]
+    grid_cell = np.full(s * s, len(land_cells), dtype=np.int64)
+    grid_cell[cell_grid] = np.arange(len(land_cells))
     neighbors = np.where(geometry.land_neighbors < 0, n, geometry.land_neighbors)
     return {
         "land_cells": torch.from_numpy(land_cells),
         "cell_row": torch.from_numpy(cell_row),
         "cell_grid": torch.from_numpy(cell_grid.astype(np.int64)),
+        "grid_cell": torch.from_numpy(grid_cell),
         "land_neighbors": torch.from_numpy(neighbors.reshape(-1).astype(np.int64)),
         "neighbor_count": torch.as_tensor((geometry.land_neighbors >= 0).sum(1, keepdims=True), dtype=torch.float32),
     }
 
 
-TABLES = ("land_cells", "cell_row", "cell_grid", "land_neighbors", "neighbor_count")
+TABLES = ("land_cells", "cell_row", "cell_grid", "grid_cell", "land_neighbors", "neighbor_count")
 
 
 class HexConv(nn.Module):
@@ -188,13 +201,17 @@ class CellLayer(nn.Module):
         super().__init__()
         self.conv = HexConv(h, h)
 
-    def forward(self, x: Tensor, t: dict[str, Tensor], side: int, dtype: torch.dtype | None = None) -> Tensor:
-        """``dtype``: the convolution's (None: ``x``'s); the residual stream keeps ``x``'s."""
+    def forward(
+        self, x: Tensor, t: dict[str, Tensor], side: int, dtype: torch.dtype | None = None, in_place: bool = False
+    ) -> Tensor:
+        """``dtype``: the convolution's (None: ``x``'s); the residual stream keeps ``x``'s. ``in_place``: without
+        gradients the result may overwrite ``x`` (the caller's own tensor; policies/cell_passes.py)."""
         b, _, h = x.shape
-        c = x if dtype is None else x.to(dtype)
-        grid = c.new_zeros(b, side * side, h).index_copy_(1, t["cell_grid"], c)
+        grid = to_grid(x, t, dtype)
         y = self.conv(grid.view(b, side, side, h).permute(0, 3, 1, 2))  # channels-last memory in and out
-        y = y.permute(0, 2, 3, 1).reshape(b, side * side, h).index_select(1, t["cell_grid"])
+        y = from_grid(y.permute(0, 2, 3, 1).reshape(b, side * side, h), t)
+        if in_place and not (torch.is_grad_enabled() and (x.requires_grad or y.requires_grad)) and not recording():
+            return x.add_(y.relu_())  # the same sum: y's bfloat16 values convert to float32 exactly
         return x + F.relu(y).to(x.dtype)
 
 
@@ -317,21 +334,19 @@ class HexPolicyNet(nn.Module):
         t = {name: getattr(self, name) for name in TABLES}
         b, c, n, h = cells.shape[0], cells.shape[1], lands.shape[1], self.cell_in.out_features
         land_h, glob_h = self.land_in(lands), self.glob_in(glob)
-        x = self.cell_in(cells).view(b, n, c // n, h) + land_h.unsqueeze(2)  # a land's cells: a view
-        x = F.relu(x + glob_h.view(b, 1, 1, h)).view(b, c, h)
+        # relu(cell_in(cells) + the land's + the global embedding): a land's cells are a view (cell_passes.py)
+        x = embed_cells(cells, self.cell_in.weight, self.cell_in.bias, land_h, glob_h)
         for layer in self.cell_layers:
-            x = layer(x, t, self.geometry.grid_size, self.conv_dtype)
+            x = layer(x, t, self.geometry.grid_size, self.conv_dtype, in_place=True)
         pooled = x.view(b, n, c // n, h).mean(2)
         if self.turn_trunk:  # the land layers run in the heads, with the phase planes (cheap: L lands)
-            weights = self.attend(x).softmax(1)  # [B, C, 1]
-            attended = torch.bmm(weights.transpose(1, 2), x).squeeze(1)
+            attended = attention_pool(x, self.attend.weight, self.attend.bias)
             return Trunk(x, self.land_token(torch.cat([pooled, land_h], -1)), glob_h, attended)
         z = F.relu(self.land_token(torch.cat([pooled, land_h], -1)))
         for layer in self.land_layers:
             z = layer(z, t)
-        x = F.relu(x.view(b, n, c // n, h) + self.land_out(z).unsqueeze(2)).view(b, c, h)
-        weights = self.attend(x).softmax(1)  # [B, C, 1]
-        attended = torch.bmm(weights.transpose(1, 2), x).squeeze(1)
+        x = add_lands_relu(x, self.land_out(z), in_place=True)  # relu(x + each land's output on its cells)
+        attended = attention_pool(x, self.attend.weight, self.attend.bias)  # softmax(attend(x)) over the cells
         return Trunk(x, z, glob_h, attended)
 
     def heads(self, trunk: Trunk, obs: Tensor) -> tuple[Tensor, Tensor]:
@@ -393,10 +408,22 @@ def masked_logits(logits: Tensor, mask: Tensor) -> Tensor:
     return logits.masked_fill(mask == 0, -1e9)
 
 
+def legal_probabilities(logp: Tensor, mask: Tensor) -> Tensor:
+    """Return ``logp.exp()`` of masked log-probabilities ``logp``: exactly the same numbers, 5x faster on a CPU.
+
+    An illegal action's log-probability is about -1e9, and ``exp`` of an argument that far below the float
+    range's end takes a slow path on a CPU (0.36 ms for a standard-map chunk of 28 x 1,161 actions, 60x a
+    normal one), so the illegal entries are exponentiated as 0 and set to 0 afterwards, which ``exp`` gave
+    them anyway. Gradients are the same: ``exp``'s is 0 there as well.
+    """
+    legal = mask != 0
+    return torch.where(legal, torch.where(legal, logp, 0.0).exp(), 0.0)
+
+
 def sample_actions(logits: Tensor, mask: Tensor, greedy: bool = False) -> tuple[Tensor, Tensor]:
     """Return (actions, log-probabilities) drawn from the masked policy (or its argmax when greedy)."""
     logp = masked_logits(logits, mask).log_softmax(-1)
-    actions = logp.argmax(-1) if greedy else torch.multinomial(logp.exp(), 1).squeeze(1)
+    actions = logp.argmax(-1) if greedy else torch.multinomial(legal_probabilities(logp, mask), 1).squeeze(1)
     return actions, logp.gather(1, actions[:, None]).squeeze(1)
 
 
@@ -409,7 +436,7 @@ def draw_actions(logits: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
     the first index whose cumulative sum reaches it is where the sum last rose.
     """
     logp = masked_logits(logits, mask).log_softmax(-1)
-    cdf = logp.exp().cumsum(-1)
+    cdf = legal_probabilities(logp, mask).cumsum(-1)
     u = (1.0 - torch.rand(cdf.shape[0], 1, device=cdf.device, dtype=cdf.dtype)) * cdf[:, -1:]
     actions = torch.searchsorted(cdf, u).squeeze(1).clamp_(max=cdf.shape[1] - 1)
     return actions, logp.gather(1, actions[:, None]).squeeze(1)
@@ -418,7 +445,7 @@ def draw_actions(logits: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
 def evaluate_actions(logits: Tensor, mask: Tensor, actions: Tensor) -> tuple[Tensor, Tensor]:
     """Return (log-probabilities of ``actions``, entropy) under the masked policy."""
     logp = masked_logits(logits, mask).log_softmax(-1)
-    p = logp.exp()
+    p = legal_probabilities(logp, mask)
     entropy = -(p * logp).sum(-1)
     return logp.gather(1, actions[:, None]).squeeze(1), entropy
 

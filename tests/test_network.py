@@ -221,6 +221,36 @@ def test_forward_computes_the_reference_function(radii: tuple[int, int]) -> None
     assert torch.allclose(value, ref_value, atol=1e-5, rtol=1e-5)
 
 
+@pytest.mark.parametrize("radii", [(1, 2), (2, 4)])
+def test_training_passes_compute_the_reference_function_and_its_gradients(radii: tuple[int, int]) -> None:
+    """With gradients the trunk takes the hand-written backward passes (policies/cell_passes.py): its forward
+    is the inference forward bit for bit (the rollout's log-probabilities are the update's first ones), and
+    every weight's gradient is the plain reference's up to the order of floating-point sums."""
+    options = GameOptions(land_radius=radii[0], map_radius=radii[1])
+    torch.manual_seed(1)
+    net = HexPolicyNet(build_geometry(*radii), channels=8, cell_layers=2, land_layers=2, head_hidden=16)
+    for head in (net.pass_end_head, net.value_head):
+        torch.nn.init.normal_(head[-1].weight)
+    obs = _observations(options, 6, seed=2)
+    with torch.inference_mode():
+        played_logits, played_value = net(obs)
+    logits, value = net(obs)
+    assert torch.equal(logits.detach(), played_logits) and torch.equal(value.detach(), played_value)
+    ref_logits, ref_value = _reference_forward(net, obs)
+    scored = logits.detach() != 0  # the cells the head scores (and the pass and end-request logits)
+    weights = torch.randn(logits.shape, generator=torch.Generator().manual_seed(3))
+    params = list(net.parameters())
+    grads = torch.autograd.grad((logits * weights * scored).sum() + value.sum(), params)
+    ref = torch.autograd.grad((ref_logits * weights * scored).sum() + ref_value.sum(), params)
+    scale = max(float(want.abs().max()) for want in ref)
+    for (name, _), got, want in zip(net.named_parameters(), grads, ref, strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-6 * scale, msg=name)
+        if name == "attend.bias":  # the attention's softmax ignores a shift of every score: no gradient
+            assert float(got.abs().max()) < 1e-6 * scale
+        else:
+            assert float(want.abs().max()) > 1e-4 * scale, name  # every other weight is exercised
+
+
 @pytest.mark.parametrize("name", ["small-agent.pt", "small-10m.pt"])
 def test_shipped_checkpoint_computes_the_reference_function(name: str) -> None:
     from pathlib import Path
