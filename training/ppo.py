@@ -284,7 +284,19 @@ def collect_rollout(
         for sid in sorted(set(opp[others])):  # a fixed order: each batch's actions draw from torch's RNG
             seated.append((sid, frozen.get(sid, table.league), np.flatnonzero(others & (opp == sid))))
         batches = [StepBatch(m, table.obs[sel], table.masks[sel], cache(k, m), sel) for k, m, sel in seated]
-        steps_taken = policy_steps(batches, device, amp, False, draw=True, chunk_map=spread)
+        scripted = np.flatnonzero(~learner & ~opening & (rows >= first_scripted))
+        played: list[list[int]] = []
+
+        def play_scripted(slots: NDArray[np.int64] = scripted, out: list[list[int]] = played) -> None:
+            """The scripted AIs' moves this step (each AI draws from its own generator)."""
+            out.append([table.scripted.action(int(s), table.opponent[s], int(table.player[s])) for s in slots])
+
+        # on several threads the scripted AIs play on this one while the others start the network's passes
+        chunk_map = ctx["threads"].beside(play_scripted) if "threads" in ctx else spread
+        steps_taken = policy_steps(batches, device, amp, False, draw=True, chunk_map=chunk_map)
+        if not played:  # no network seat this step
+            play_scripted()
+        actions[scripted] = played[0]
         for (key, _, sel), (a, logp, v) in zip(seated, steps_taken, strict=True):
             actions[sel] = a
             if key == LATEST:
@@ -293,8 +305,6 @@ def collect_rollout(
                 o = table.obs[slots]
                 phi = conquest_potential(o, ctx["layout"], ctx["conquest_shaping"])
                 rollout.store(slots, o, table.masks[slots], a[mine], logp[mine], v[mine], phi)
-        for slot in np.flatnonzero(~learner & ~opening & (rows >= first_scripted)):
-            actions[slot] = table.scripted.action(int(slot), table.opponent[slot], int(table.player[slot]))
         table.obs, table.masks, player, rewards, terminated, truncated, info = table.env.step(actions)
         table.player = np.asarray(player, dtype=np.int64)
         steps += 1
@@ -407,7 +417,7 @@ def minibatch_step(
     def chunk(model: nn.Module, s: int, e: int) -> dict[str, torch.Tensor]:
         j, a = idx[s:e], a_all[s:e]
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
-            logits, value = forward_grouped(model, b["obs"][j], starts[s:e])
+            logits, value = forward_grouped(model, b["obs"][b["obs_row"][j]], starts[s:e])
         logp, entropy = evaluate_actions(logits, b["masks"][j], b["actions"][j])
         logratio = logp - b["logp"][j]
         ratio = logratio.exp()
@@ -446,12 +456,20 @@ def ppo_update(
     adv, valid = compute_advantages(rollout, p.gamma, p.gae_lambda)
     b = {
         name: torch.from_numpy(getattr(rollout, field)[valid]).to(device)
-        for name, field in (("obs", "obs"), ("masks", "masks"), ("actions", "actions"), ("logp", "logprobs"))
+        for name, field in (("masks", "masks"), ("actions", "actions"), ("logp", "logprobs"))
     }
+    # the observations (about 70 MB on the standard map): a chunk reads its rows from the rollout itself on a
+    # CPU (b["obs"][b["obs_row"][j]]); a GPU gets the trainable ones copied over once
+    flat = torch.from_numpy(rollout.obs.reshape(-1, rollout.obs.shape[-1]))
+    rows = torch.from_numpy(np.flatnonzero(valid.reshape(-1)))
+    if device.type == "cpu":
+        b["obs"], b["obs_row"] = flat, rows
+    else:
+        b["obs"], b["obs_row"] = flat[rows].to(device), torch.arange(len(rows), device=device)
     b["values"] = torch.from_numpy(rollout.values[valid]).to(device)
     b["adv"] = torch.from_numpy(adv[valid]).to(device)
     b["returns"] = b["adv"] + b["values"]
-    size = b["obs"].shape[0]
+    size = b["obs_row"].shape[0]
     mb = max(1, size // p.num_minibatches)
     stats: dict[str, list[float]] = {k: [] for k in ("pg", "v", "ent", "kl", "old_kl", "clip")}
     if size < 2:  # no outcome known yet (tiny rollouts): nothing to learn from
