@@ -32,6 +32,13 @@ def _tracked(*tensors: Tensor) -> bool:
     return torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
 
 
+def _by_hand(*tensors: Tensor) -> bool:
+    """Return whether a pass over ``tensors`` takes a hand-written backward: autograd records it, and neither
+    autocast (``run.amp``: its mixed dtypes are autograd's to follow) nor an exporter is on."""
+    autocast = torch.is_autocast_enabled(tensors[0].device.type)
+    return _tracked(*tensors) and not autocast and not recording()
+
+
 def recording() -> bool:
     """Return whether torch.jit, torch.export/dynamo or the ONNX exporter records this pass.
 
@@ -51,11 +58,13 @@ def embed_cells(cells: Tensor, weight: Tensor, bias: Tensor, land_h: Tensor, glo
     [B, h]: the land's and the global features' embeddings, added to each cell (the land's first, then the
     global one, as written).
     """
-    if (cells.requires_grad and torch.is_grad_enabled()) or recording():  # the plain expression
+    tracked = _tracked(cells, weight, bias, land_h, glob_h)
+    by_hand = _by_hand(cells, weight, bias, land_h, glob_h) and not cells.requires_grad  # features: no gradient
+    if recording() or (tracked and not by_hand):  # the plain expression, autograd's own backward
         b, c, _ = cells.shape
         x = F.linear(cells, weight, bias).view(b, land_h.shape[1], c // land_h.shape[1], -1) + land_h.unsqueeze(2)
         return F.relu(x + glob_h.view(b, 1, 1, -1)).view(b, c, -1)
-    if _tracked(weight, bias, land_h, glob_h):
+    if tracked:
         out: Tensor = _EmbedCells.apply(cells, weight, bias, land_h, glob_h)
         return out
     return _embed_in_place(cells, weight, bias, land_h, glob_h)
@@ -97,7 +106,7 @@ def add_lands_relu(x: Tensor, per_land: Tensor, in_place: bool = False) -> Tenso
     """
     b, c, h = x.shape
     n = per_land.shape[1]
-    if recording():
+    if recording() or (_tracked(x, per_land) and not _by_hand(x, per_land)):
         return F.relu(x.view(b, n, c // n, h) + per_land.unsqueeze(2)).view(b, c, h)
     if _tracked(x, per_land):
         out: Tensor = _AddLandsRelu.apply(x, per_land)
@@ -135,7 +144,7 @@ def attention_pool(x: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
     [B, C, h] gradient each, adds them, and runs the softmax's backward over a strided dimension; here one
     product writes the cells' gradient and the softmax's backward runs on [B, C].
     """
-    if _tracked(x, weight, bias) and not recording():
+    if _by_hand(x, weight, bias):
         out: Tensor = _AttentionPool.apply(x, weight, bias)
         return out
     weights = F.linear(x, weight, bias).softmax(1)  # [B, C, 1]
@@ -187,7 +196,7 @@ def to_grid(x: Tensor, t: dict[str, Tensor], dtype: torch.dtype | None = None) -
     """
     if recording():
         return F.pad(x if dtype is None else x.to(dtype), (0, 0, 0, 1)).index_select(1, t["grid_cell"])
-    if _tracked(x):
+    if _tracked(x):  # a gather both ways: any dtype, autocast or not
         out: Tensor = _ToGrid.apply(x, t["grid_cell"], t["cell_grid"], dtype)
         return out
     return padded(x, dtype).index_select(1, t["grid_cell"])

@@ -161,3 +161,20 @@ def test_the_grid_converts_float32_cells_to_the_convolutions_dtype_in_its_one_co
     upstream = torch.randn(grid.shape).to(torch.bfloat16)
     (g_x,) = torch.autograd.grad(grid, [x], upstream)
     assert g_x.dtype == torch.float32 and torch.equal(g_x, upstream[:, t["cell_grid"]].float())
+
+
+@pytest.mark.parametrize("kind", list(PASSES))
+def test_under_autocast_a_pass_is_its_plain_expression(kind: str) -> None:
+    """``run.amp``: autocast mixes bfloat16 and float32, so the passes leave the backward to autograd."""
+    mine, plain = PASSES[kind]
+    inputs = _inputs(kind)
+    results = []
+    for fn in (mine, plain):
+        leaves = [t.clone().requires_grad_(not (kind == "embed" and i == 0)) for i, t in enumerate(inputs)]
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            out = fn(*leaves)
+        grads = torch.autograd.grad(out.float().square().sum(), [t for t in leaves if t.requires_grad])
+        results.append((out.detach(), grads))
+    (out, grads), (ref_out, ref_grads) = results
+    assert out.dtype == ref_out.dtype and torch.equal(out, ref_out)
+    assert all(torch.equal(a, b) for a, b in zip(grads, ref_grads, strict=True))

@@ -251,6 +251,27 @@ def test_training_passes_compute_the_reference_function_and_its_gradients(radii:
             assert float(want.abs().max()) > 1e-4 * scale, name  # every other weight is exercised
 
 
+def test_the_network_trains_under_autocast() -> None:
+    """``run.amp: on`` (bfloat16 autocast): every weight gets a finite gradient pointing as float32's does."""
+    options = GameOptions(land_radius=1, map_radius=2)
+    torch.manual_seed(4)
+    net = HexPolicyNet(build_geometry(1, 2), channels=8, cell_layers=2, land_layers=2, head_hidden=16)
+    for head in (net.pass_end_head, net.value_head):
+        torch.nn.init.normal_(head[-1].weight)
+    obs = _observations(options, 4, seed=5)
+    grads = []
+    for amp in (False, True):
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=amp):
+            logits, value = net(obs)
+        loss = (logits.float() * (logits.float() != 0)).square().mean() + value.float().square().mean()
+        grads.append(torch.autograd.grad(loss, list(net.parameters()), allow_unused=False))
+    for (name, _), g32, g16 in zip(net.named_parameters(), *grads, strict=True):
+        assert torch.isfinite(g16).all(), name
+        if name != "attend.bias":  # a softmax ignores a shift of every score: no gradient to compare
+            cosine = torch.nn.functional.cosine_similarity(g32.flatten(), g16.flatten(), dim=0)
+            assert cosine > 0.9, (name, float(cosine))
+
+
 @pytest.mark.parametrize("name", ["small-agent.pt", "small-10m.pt"])
 def test_shipped_checkpoint_computes_the_reference_function(name: str) -> None:
     from pathlib import Path
