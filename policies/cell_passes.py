@@ -39,6 +39,11 @@ def _by_hand(*tensors: Tensor) -> bool:
     return _tracked(*tensors) and not autocast and not recording()
 
 
+def may_overwrite(*tensors: Tensor) -> bool:
+    """Return whether a pass over ``tensors`` may run in place: autograd does not record it, nor an exporter."""
+    return not _tracked(*tensors) and not recording()
+
+
 def recording() -> bool:
     """Return whether torch.jit, torch.export/dynamo or the ONNX exporter records this pass.
 
@@ -58,16 +63,15 @@ def embed_cells(cells: Tensor, weight: Tensor, bias: Tensor, land_h: Tensor, glo
     [B, h]: the land's and the global features' embeddings, added to each cell (the land's first, then the
     global one, as written).
     """
-    tracked = _tracked(cells, weight, bias, land_h, glob_h)
-    by_hand = _by_hand(cells, weight, bias, land_h, glob_h) and not cells.requires_grad  # features: no gradient
-    if recording() or (tracked and not by_hand):  # the plain expression, autograd's own backward
-        b, c, _ = cells.shape
-        x = F.linear(cells, weight, bias).view(b, land_h.shape[1], c // land_h.shape[1], -1) + land_h.unsqueeze(2)
-        return F.relu(x + glob_h.view(b, 1, 1, -1)).view(b, c, -1)
-    if tracked:
-        out: Tensor = _EmbedCells.apply(cells, weight, bias, land_h, glob_h)
+    inputs = (cells, weight, bias, land_h, glob_h)
+    if _by_hand(*inputs) and not cells.requires_grad:  # the backward gives the features no gradient
+        out: Tensor = _EmbedCells.apply(*inputs)
         return out
-    return _embed_in_place(cells, weight, bias, land_h, glob_h)
+    if may_overwrite(*inputs):
+        return _embed_in_place(*inputs)
+    b, c, _ = cells.shape  # the plain expression, autograd's own backward
+    x = F.linear(cells, weight, bias).view(b, land_h.shape[1], c // land_h.shape[1], -1) + land_h.unsqueeze(2)
+    return F.relu(x + glob_h.view(b, 1, 1, -1)).view(b, c, -1)
 
 
 def _embed_in_place(cells: Tensor, weight: Tensor, bias: Tensor, land_h: Tensor, glob_h: Tensor) -> Tensor:
@@ -106,12 +110,12 @@ def add_lands_relu(x: Tensor, per_land: Tensor, in_place: bool = False) -> Tenso
     """
     b, c, h = x.shape
     n = per_land.shape[1]
-    if recording() or (_tracked(x, per_land) and not _by_hand(x, per_land)):
-        return F.relu(x.view(b, n, c // n, h) + per_land.unsqueeze(2)).view(b, c, h)
-    if _tracked(x, per_land):
+    if _by_hand(x, per_land):
         out: Tensor = _AddLandsRelu.apply(x, per_land)
         return out
     target = x.view(b, n, c // n, h)
+    if not may_overwrite(x, per_land):  # the plain expression, autograd's own backward
+        return F.relu(target + per_land.unsqueeze(2)).view(b, c, h)
     if in_place:
         return target.add_(per_land.unsqueeze(2)).relu_().view(b, c, h)
     return torch.add(target, per_land.unsqueeze(2)).relu_().view(b, c, h)
@@ -147,16 +151,21 @@ def attention_pool(x: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
     if _by_hand(x, weight, bias):
         out: Tensor = _AttentionPool.apply(x, weight, bias)
         return out
-    weights = F.linear(x, weight, bias).softmax(1)  # [B, C, 1]
-    return torch.bmm(weights.transpose(1, 2), x).squeeze(1)
+    return _pool(x, weight, bias)[0]
+
+
+def _pool(x: Tensor, weight: Tensor, bias: Tensor) -> tuple[Tensor, Tensor]:
+    """Return (the attention pool [B, h], the cells' weights [B, C, 1])."""
+    weights = F.linear(x, weight, bias).softmax(1)
+    return torch.bmm(weights.transpose(1, 2), x).squeeze(1), weights
 
 
 class _AttentionPool(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
-        weights = F.linear(x, weight, bias).softmax(1)  # [B, C, 1]
+        out, weights = _pool(x, weight, bias)
         ctx.save_for_backward(x, weight, weights)
-        return torch.bmm(weights.transpose(1, 2), x).squeeze(1)
+        return out
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor, Tensor]:

@@ -60,7 +60,7 @@ from policies.cell_passes import (
     attention_pool,
     embed_cells,
     from_grid,
-    recording,
+    may_overwrite,
     to_grid,
 )
 
@@ -210,7 +210,7 @@ class CellLayer(nn.Module):
         grid = to_grid(x, t, dtype)
         y = self.conv(grid.view(b, side, side, h).permute(0, 3, 1, 2))  # channels-last memory in and out
         y = from_grid(y.permute(0, 2, 3, 1).reshape(b, side * side, h), t)
-        if in_place and not (torch.is_grad_enabled() and (x.requires_grad or y.requires_grad)) and not recording():
+        if in_place and may_overwrite(x, y):
             return x.add_(y.relu_())  # the same sum: y's bfloat16 values convert to float32 exactly
         return x + F.relu(y).to(x.dtype)
 

@@ -361,7 +361,7 @@ class DomainWheelVectorEnv:
         """Return a copy of game ``i`` as an engine :class:`Game` (for inspection and rendering)."""
         if isinstance(i, bool | np.bool_) or not isinstance(i, int | np.integer) or not 0 <= i < self.num_envs:
             raise ValueError(f"env index must be an integer in 0..{self.num_envs - 1}, got {brief(i)}")
-        return Game.of_checked_arrays(  # the env's state: checked where it came in (reset, set_state)
+        return Game.of_checked_arrays(  # the env's state: a checked Game.new's arrays, advanced by the kernels
             self.options, self.geometry, self._boards[i].copy(), self._lands[i].copy(), self._scalars[i].copy()
         )
 
