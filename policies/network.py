@@ -63,6 +63,7 @@ from policies.cell_passes import (
     may_overwrite,
     to_grid,
 )
+from policies.traced_forward import traced_forward
 
 #: the cell planes and global features that change between the two decisions of one turn (rule 3.2)
 PHASE_CELL_FEATURES = ("selected", *(f for f in CELL_FEATURES if f.startswith("dest_")), "movable")
@@ -497,6 +498,17 @@ def forward_chunked(net: nn.Module, obs: Tensor, rows: int, chunk_map: ChunkMap 
     return forward_batches([Batch(net, obs, rows)], chunk_map)[0]
 
 
+def _traceable(b: Batch) -> bool:
+    """Return whether ``b``'s plain chunks may run through a trace (:func:`forward_batches`)."""
+    return (
+        isinstance(b.net, HexPolicyNet)
+        and b.obs.device.type == "cpu"
+        and len(b.obs) > 0
+        and not torch.is_grad_enabled()
+        and not torch.is_autocast_enabled("cpu")
+    )
+
+
 class Batch(NamedTuple):
     """One network's observations for :func:`forward_batches`: ``obs`` [B, D] on the network's device, pushed
     through ``chunk`` rows at a time; with a :class:`TrunkCache`, the env ``rows`` of the observations and
@@ -511,7 +523,9 @@ class Batch(NamedTuple):
     flat: NDArray[np.int8] | None = None
 
 
-def forward_batches(batches: Sequence[Batch], chunk_map: ChunkMap = map_here) -> list[tuple[Tensor, Tensor]]:
+def forward_batches(
+    batches: Sequence[Batch], chunk_map: ChunkMap = map_here, traced: bool = False
+) -> list[tuple[Tensor, Tensor]]:
     """Return ``(logits, values)`` of each batch: every batch's chunks go to ``chunk_map`` together.
 
     One call of ``chunk_map`` takes the plain chunks of every batch and the trunks the caches lack, a second
@@ -519,6 +533,10 @@ def forward_batches(batches: Sequence[Batch], chunk_map: ChunkMap = map_here) ->
     several networks (the learner and its frozen opponents) share the threads. Each batch's numbers are the
     ones a pass of its own computes: the same chunks, concatenated in order. The caches are written on the
     calling thread only.
+
+    ``traced``: the plain chunks of a :class:`HexPolicyNet` on a CPU, without gradients or autocast, run
+    through its TorchScript trace (policies/traced_forward.py: the same numbers without holding the GIL,
+    for a ``chunk_map`` that spreads them over threads); the traces are made here, on the calling thread.
     """
     cached = [
         b.cache is not None
@@ -538,12 +556,17 @@ def forward_batches(batches: Sequence[Batch], chunk_map: ChunkMap = map_here) ->
         else:
             tasks += [(i, slice(s, s + b.chunk)) for s in range(0, b.obs.shape[0], b.chunk)]
 
+    plain_pass: list[Callable[[Tensor], Any]] = [
+        traced_forward(b.net, b.obs[: b.chunk]) if traced and not cached[i] and _traceable(b) else b.net
+        for i, b in enumerate(batches)
+    ]
+
     def first(task: tuple[int, Any]) -> Any:
         i, part = task
         b = batches[i]
         if cached[i]:
             return b.net.trunk(b.obs[torch.from_numpy(part).to(b.obs.device)])  # type: ignore[operator]
-        return b.net(b.obs[part])
+        return plain_pass[i](b.obs[part])
 
     done = chunk_map(first, tasks)
     plain: list[list[tuple[Tensor, Tensor]]] = [[] for _ in batches]
@@ -695,13 +718,14 @@ def policy_steps(
     greedy: bool,
     draw: bool = False,
     chunk_map: ChunkMap = map_here,
+    traced: bool = False,
 ) -> list[tuple[NDArray[np.int64], NDArray[np.float32], NDArray[np.float32]]]:
     """Return :func:`policy_step` of each batch, the forward chunks of all of them computed together.
 
     Every batch's chunks go to ``chunk_map`` at once (:func:`forward_batches`), so a rollout's learner and
     frozen opponents, each a few chunks, keep all the threads busy; then the actions are drawn batch after
     batch, in order. Each batch's result, and the random numbers drawn, are those of calling
-    :func:`policy_step` on the batches one after the other.
+    :func:`policy_step` on the batches one after the other. ``traced``: see :func:`forward_batches`.
     """
 
     def in_mode(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:  # torch's modes are per thread
@@ -720,7 +744,7 @@ def policy_steps(
             Batch(b.net, torch.from_numpy(b.obs).to(device), chunk_rows(b.net, device), b.cache, b.rows, b.obs)
             for b in batches
         ]
-        for b, (logits, values) in zip(batches, forward_batches(passes, spread), strict=True):
+        for b, (logits, values) in zip(batches, forward_batches(passes, spread, traced), strict=True):
             mask = torch.from_numpy(b.masks).to(device)
             if draw and not greedy:
                 actions, logp = draw_actions(logits, mask)

@@ -18,7 +18,7 @@ torch = pytest.importorskip("torch")
 
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
-from policies import checkpoint  # noqa: E402
+from policies import checkpoint, traced_forward  # noqa: E402
 from policies.network import HexPolicyNet  # noqa: E402
 from training.config import ConfigError, from_dict  # noqa: E402
 from training.network_threads import NetworkThreads, thread_count  # noqa: E402
@@ -141,6 +141,7 @@ def test_a_rollout_is_the_same_bit_for_bit_on_one_and_on_two_threads(tmp_path, t
         try:
             assert s.ctx["threads"].threads == threads
             collect_rollout(s.table, s.rollout, s.net, s.frozen, 40, s.ctx)
+            assert (s.net in traced_forward._TRACES) == (threads > 1 and not turn_trunk)  # GIL-free traced passes
         finally:
             s.ctx["threads"].close()
             s.writer.close()

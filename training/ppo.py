@@ -256,6 +256,8 @@ def collect_rollout(
     """Play ``num_steps`` steps of every game; store the learner's decisions; return step and game counts."""
     device, amp, rng = ctx["device"], ctx["amp"], ctx["rng"]
     spread = ctx["threads"].map if "threads" in ctx else map_here  # chunks on run.network_threads threads
+    # on several CPU threads the chunks run through TorchScript traces, which hold no GIL (the same numbers)
+    traced = "threads" in ctx and ctx["threads"].threads > 1 and device.type == "cpu"
     n = table.obs.shape[0]
     rows = np.arange(n)
     caches: dict[str, TrunkCache] = {}  # a turn's second decision reuses its first's trunk (turn_trunk nets)
@@ -284,7 +286,7 @@ def collect_rollout(
         for sid in sorted(set(opp[others])):  # a fixed order: each batch's actions draw from torch's RNG
             seated.append((sid, frozen.get(sid, table.league), np.flatnonzero(others & (opp == sid))))
         batches = [StepBatch(m, table.obs[sel], table.masks[sel], cache(k, m), sel) for k, m, sel in seated]
-        steps_taken = policy_steps(batches, device, amp, False, draw=True, chunk_map=spread)
+        steps_taken = policy_steps(batches, device, amp, False, draw=True, chunk_map=spread, traced=traced)
         for (key, _, sel), (a, logp, v) in zip(seated, steps_taken, strict=True):
             actions[sel] = a
             if key == LATEST:
