@@ -154,38 +154,49 @@ def test_a_rollout_is_the_same_bit_for_bit_on_one_and_on_two_threads(tmp_path, t
 
 
 def test_a_run_on_two_threads_is_reproducible_and_resumes_bit_identically(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The update's second replica in a worker process (the default) or on a thread: the same run, bit for bit."""
     pytest.importorskip("tensorboard")
     from dw_cli.main import main
 
     # chunks of 6 observations (24 in the update of a turn_trunk network), so that both the rollout's
     # forward passes (of up to 16 games) and the update's minibatches of this small run are shared out
     monkeypatch.setattr("policies.network.CPU_CHUNK_CELLS", 6 * 133)
-    spread = NetworkThreads._spread
-    calls = {"map": 0, "run": 0}
+    spread, in_processes = NetworkThreads._spread, NetworkThreads._run_in_processes
+    calls = {"map": 0, "run": 0, "processes": 0}
 
     def counted(self, jobs, fn):  # type: ignore[no-untyped-def]
         calls["run" if isinstance(jobs[0], tuple) else "map"] += 1
         return spread(self, jobs, fn)
 
+    def counted_processes(self, shares, work):  # type: ignore[no-untyped-def]
+        done = in_processes(self, shares, work)
+        calls["processes"] += done is not None
+        return done
+
     monkeypatch.setattr(NetworkThreads, "_spread", counted)
+    monkeypatch.setattr(NetworkThreads, "_run_in_processes", counted_processes)
 
     common = ["--set", "run.network_threads=2", "--set", "network.turn_trunk=true", "--set", "ppo.num_minibatches=1"]
     common += ["--set", "eval.final_games=0"]  # minibatches of about 250 decisions: 3 chunks, on two threads
-    split, straight, again = tmp_path / "split", tmp_path / "straight", tmp_path / "again"
+    split, straight, again, threads = (tmp_path / name for name in ("split", "straight", "again", "threads"))
     first = ["train", "--config", str(CONFIG), "--run-dir", str(split), "--set", "run.stop_after_updates=2"]
     assert main([*first, *common]) == 0
     resume = ["train", "--resume", str(split), "--set", "run.stop_after_updates=0", "--set", "eval.final_games=0"]
     assert main(resume) == 0
     assert main(["train", "--config", str(CONFIG), "--run-dir", str(straight), *common]) == 0
     assert main(["train", "--config", str(CONFIG), "--run-dir", str(again), *common]) == 0
-    # both kinds of work went to two threads: every minibatch (12 updates of 2 epochs of one) and most forward passes
-    assert calls["map"] > 50 and calls["run"] == 24
-    a, b, c = (checkpoint.load(run / "checkpoint.pt") for run in (split, straight, again))
+    # every minibatch of these 12 updates (2 epochs of one) had its second replica in a worker process
+    assert calls["processes"] == 24 and calls["run"] == 0 and calls["map"] > 50
+    on_threads = ["--set", "run.update_processes=false"]
+    assert main(["train", "--config", str(CONFIG), "--run-dir", str(threads), *common, *on_threads]) == 0
+    assert calls["processes"] == 24 and calls["run"] == 8  # 4 updates with both replicas on threads
+    a, b, c, d = (checkpoint.load(run / "checkpoint.pt") for run in (split, straight, again, threads))
     assert a["config"]["run"]["network_threads"] == 2
-    assert a["counters"]["updates"] == b["counters"]["updates"] == 4
+    assert a["counters"]["updates"] == b["counters"]["updates"] == d["counters"]["updates"] == 4
     for name, tensor in b["model"].items():
         assert torch.equal(a["model"][name], tensor), name
         assert torch.equal(c["model"][name], tensor), name
+        assert torch.equal(d["model"][name], tensor), name
 
 
 def test_network_threads_is_checked_and_0_means_one_per_core() -> None:

@@ -4,7 +4,7 @@ A config file has the sections below; every key is optional and defaults to the 
 the default run (``configs/small.yaml``: the small map on a CPU)::
 
     run:     name, seed, out_dir, total_env_steps, max_minutes, device, amp, conv_precision, torch_threads,
-             env_threads, network_threads, checkpoint_every, stop_after_updates, progress
+             env_threads, network_threads, update_processes, checkpoint_every, stop_after_updates, progress
     game:    the game options (dw_env.options.GameOptions): land_radius, map_radius, max_rounds, ...;
              ``name: alveole`` (or another id of policies.games) trains that game, with its own options
     env:     num_envs, num_steps, score_shaping, conquest_shaping
@@ -125,6 +125,9 @@ class RunConfig(_Section):
     #: threads of the network's passes, the rollout's and the PPO update's (training/network_threads.py;
     #: 0: one per core): rollouts are the same for any count, updates exact for a given count
     network_threads: int = _int(1, 0, 256)
+    #: with network_threads > 1 on a CPU, the update's replicas 2.. run in worker processes, which do not wait
+    #: on each other for the GIL (training/update_processes.py); false: on threads. The same numbers either way
+    update_processes: bool = True
     checkpoint_every: int = _int(20, 1)  # updates
     #: end this session after this many updates in total (0: never); the schedule still follows
     #: total_env_steps, so ``--resume`` later continues exactly (for runs split over sessions)

@@ -22,14 +22,18 @@ On a GPU a batch is one chunk and runs on the calling thread.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
 import torch
 from torch import Tensor, nn
+
+from training.update_processes import BatchedWork, UpdateProcess, is_batched_work
 
 #: one chunk's work in the update: (replica, first row, end row) -> statistics (scalar tensors); it runs the
 #: backward pass itself
@@ -49,7 +53,7 @@ def thread_count(wanted: int) -> int:
 class NetworkThreads:
     """``threads`` threads (the caller's and ``threads - 1`` workers) for ``net``'s passes; see the module doc."""
 
-    def __init__(self, net: nn.Module, threads: int) -> None:
+    def __init__(self, net: nn.Module, threads: int, processes: bool = False) -> None:
         if threads < 1:
             raise ValueError(f"network threads must be >= 1, got {threads!r}")
         if threads > 1 and any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in net.modules()):
@@ -60,12 +64,22 @@ class NetworkThreads:
         self.pool: ThreadPoolExecutor | None = None
         if threads > 1:
             self.pool = ThreadPoolExecutor(threads - 1, thread_name_prefix="dw-network")
+        #: replicas 1.. of the update in processes (training/update_processes.py), for work that allows it
+        self.processes = processes and threads > 1 and os.name == "posix"
+        self.workers: list[UpdateProcess] = []  # started on the update's first use
 
     def close(self) -> None:
-        """Stop the worker threads (idempotent); the caller's thread alone runs what comes after."""
+        """Stop the worker threads and processes (idempotent); the caller's thread alone runs what comes after."""
         if self.pool is not None:
             self.pool.shutdown(wait=True)
             self.pool = None
+        self.close_processes()
+
+    def close_processes(self) -> None:
+        """Stop the update's worker processes (idempotent); its replicas 1.. run on threads from then on."""
+        workers, self.workers, self.processes = self.workers, [], False
+        for worker in workers:
+            worker.close()
 
     def map(self, fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
         """Return ``[fn(x) for x in items]``, the items shared out round-robin over the threads.
@@ -90,6 +104,10 @@ class NetworkThreads:
         shares = self._shares(chunks)
         if len(shares) == 1:
             return _run_part(self.net, shares[0], work)
+        if self.processes and is_batched_work(work) and all(p.device.type == "cpu" for p in self.net.parameters()):
+            done = self._run_in_processes(shares, work)  # type: ignore[arg-type]
+            if done is not None:
+                return done
         self._sync(len(shares))
         jobs = list(zip(self.replicas, shares, strict=False))  # replica k takes share k
         parts = self._spread(jobs, lambda job: _run_part(job[0], job[1], work))
@@ -105,6 +123,52 @@ class NetworkThreads:
         total: dict[str, Tensor] = {}
         for part in parts:
             _add_stats(total, part)
+        return total
+
+    def _run_in_processes(self, shares: list[list[tuple[int, int]]], work: BatchedWork) -> dict[str, Tensor] | None:
+        """:meth:`run` with replicas 1.. in worker processes: the same chunks, sums and order as threads.
+
+        None (nothing run) if a worker cannot start: a warning says why, and threads take over for good.
+        """
+        while len(self.workers) < len(shares) - 1:
+            try:
+                self.workers.append(UpdateProcess(self.net, torch.get_num_threads()))
+            except RuntimeError as e:  # the same numbers on threads, only slower
+                warnings.warn(f"{e}; the PPO update runs on threads instead", RuntimeWarning, stacklevel=2)
+                self.close_processes()
+                return None
+        started: list[UpdateProcess] = []
+        try:
+            for worker, share in zip(self.workers, shares[1:], strict=False):
+                worker.sync(self.net)
+                worker.start(work, share, self.net.training)
+                started.append(worker)
+            first = _run_part(self.net, shares[0], work)
+        except BaseException:
+            for worker in started:  # wait for every started worker before this error goes up
+                with contextlib.suppress(Exception):  # the caller's error is the one raised
+                    worker.finish()
+            raise
+        results, error = [], None
+        for worker in started:  # every one is waited for before a worker's error goes up
+            try:
+                results.append(worker.finish())
+            except Exception as e:  # noqa: BLE001 - the first error is raised below
+                error = error or e
+        if error is not None:
+            raise error
+        total: dict[str, Tensor] = {}
+        _add_stats(total, first)
+        with torch.no_grad():
+            for worker, (stats, has_grad) in zip(started, results, strict=True):
+                for mine, got, theirs in zip(self.net.parameters(), has_grad, worker.grads, strict=True):
+                    if not got:
+                        continue
+                    if mine.grad is None:
+                        mine.grad = theirs.clone()
+                    else:
+                        mine.grad.add_(theirs)
+                _add_stats(total, stats)
         return total
 
     def _shares(self, items: list[T]) -> list[list[T]]:

@@ -386,6 +386,62 @@ def grouped_order(group: NDArray[np.int64], device: torch.device) -> tuple[torch
     return torch.from_numpy(order).to(device), starts
 
 
+@dataclass
+class ChunkLoss:
+    """The clipped-PPO loss of one minibatch, chunk by chunk: ``loss(model, s, e)`` runs the forward and
+    backward pass of the minibatch's decisions ``s:e`` and returns their statistics (scalar tensors).
+
+    Every loss term is a sum over the minibatch divided by its size ``n``, so the chunks' gradients add up to
+    the minibatch's. ``batch`` holds the update's tensors (:func:`ppo_update`); an update process receives it
+    once per update and the other fields with each minibatch (training/update_processes.py).
+    """
+
+    batch: dict[str, torch.Tensor]
+    idx: torch.Tensor  # the minibatch's decisions: rows of the batch
+    adv: torch.Tensor  # their advantages (normalized if ppo.norm_adv)
+    starts: NDArray[np.bool_]  # where the trunk groups (turn_groups) begin in idx
+    n: int
+    clip_coef: float
+    clip_vloss: bool
+    ent_coef: float
+    vf_coef: float
+    amp: bool
+    device_type: str
+
+    def __call__(self, model: nn.Module, s: int, e: int) -> dict[str, torch.Tensor]:
+        b, n, clip = self.batch, self.n, self.clip_coef
+        j, a = self.idx[s:e], self.adv[s:e]
+        with torch.autocast(self.device_type, dtype=torch.bfloat16, enabled=self.amp):
+            logits, value = forward_grouped(model, b["obs"][b["obs_row"][j]], self.starts[s:e])
+        logp, entropy = evaluate_actions(logits, b["masks"][j], b["actions"][j])
+        logratio = logp - b["logp"][j]
+        ratio = logratio.exp()
+        pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - clip, 1 + clip)).sum() / n
+        if self.clip_vloss:
+            clipped = b["values"][j] + (value - b["values"][j]).clamp(-clip, clip)
+            v_loss = 0.5 * torch.max((value - b["returns"][j]) ** 2, (clipped - b["returns"][j]) ** 2).sum() / n
+        else:
+            v_loss = 0.5 * ((value - b["returns"][j]) ** 2).sum() / n
+        ent = entropy.sum() / n
+        (pg_loss - self.ent_coef * ent + self.vf_coef * v_loss).backward()
+        with torch.no_grad():
+            return {
+                "old_kl": (-logratio).sum() / n,
+                "kl": ((ratio - 1) - logratio).sum() / n,
+                "clip": ((ratio - 1.0).abs() > clip).float().sum() / n,
+                "pg": pg_loss.detach(),
+                "v": v_loss.detach(),
+                "ent": ent.detach(),
+            }
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle the minibatch's rows by value (a few KB; not through shared memory as tensors go)."""
+        return {**self.__dict__, "idx": self.idx.numpy(), "adv": self.adv.numpy()}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, idx=torch.from_numpy(state["idx"]), adv=torch.from_numpy(state["adv"]))
+
+
 def minibatch_step(
     net: nn.Module,
     optimizer: torch.optim.Optimizer,
@@ -396,45 +452,22 @@ def minibatch_step(
 ) -> dict[str, float]:
     """Take one clipped-PPO gradient step on the decisions ``idx``; return the minibatch's statistics.
 
-    The forward and backward passes run in cache-sized chunks (``policies.network.chunk_rows``) whose
-    gradients add up to the minibatch's: every loss term is a sum over the minibatch divided by its size.
-    The chunks may run on several threads (``run.network_threads``, training/network_threads.py).
+    The forward and backward passes run in cache-sized chunks (``policies.network.chunk_rows``) of a
+    :class:`ChunkLoss`, on several threads or processes with ``run.network_threads``
+    (training/network_threads.py).
     """
-    device, amp, n = ctx["device"], ctx["amp"], len(idx)
+    device, n = ctx["device"], len(idx)
     starts = ctx["starts"]  # where the trunk groups (turn_groups) begin in idx
     a_all = b["adv"][idx]
     if p.norm_adv and n > 1:
         a_all = (a_all - a_all.mean()) / (a_all.std() + 1e-8)
-
-    def chunk(model: nn.Module, s: int, e: int) -> dict[str, torch.Tensor]:
-        j, a = idx[s:e], a_all[s:e]
-        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
-            logits, value = forward_grouped(model, b["obs"][b["obs_row"][j]], starts[s:e])
-        logp, entropy = evaluate_actions(logits, b["masks"][j], b["actions"][j])
-        logratio = logp - b["logp"][j]
-        ratio = logratio.exp()
-        pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - p.clip_coef, 1 + p.clip_coef)).sum() / n
-        if p.clip_vloss:
-            clipped = b["values"][j] + (value - b["values"][j]).clamp(-p.clip_coef, p.clip_coef)
-            v_loss = 0.5 * torch.max((value - b["returns"][j]) ** 2, (clipped - b["returns"][j]) ** 2).sum() / n
-        else:
-            v_loss = 0.5 * ((value - b["returns"][j]) ** 2).sum() / n
-        ent = entropy.sum() / n
-        (pg_loss - p.ent_coef * ent + p.vf_coef * v_loss).backward()
-        with torch.no_grad():
-            return {
-                "old_kl": (-logratio).sum() / n,
-                "kl": ((ratio - 1) - logratio).sum() / n,
-                "clip": ((ratio - 1.0).abs() > p.clip_coef).float().sum() / n,
-                "pg": pg_loss.detach(),
-                "v": v_loss.detach(),
-                "ent": ent.detach(),
-            }
-
+    loss = ChunkLoss(
+        b, idx, a_all, starts, n, p.clip_coef, p.clip_vloss, p.ent_coef, p.vf_coef, ctx["amp"], device.type
+    )
     optimizer.zero_grad(set_to_none=True)
     cuts = group_cuts(starts, ctx["chunk_rows"], -(-n // ctx["chunk_rows"]))
     chunks = [(s, e) for s, e in zip(cuts[:-1], cuts[1:], strict=True) if s < e]
-    sums = ctx["threads"].run(chunks, chunk)
+    sums = ctx["threads"].run(chunks, loss)
     nn.utils.clip_grad_norm_(net.parameters(), p.max_grad_norm)
     optimizer.step()
     return {k: float(sums.get(k, 0.0)) for k in ("pg", "v", "ent", "kl", "old_kl", "clip")}
@@ -615,7 +648,9 @@ def start_session(
     amp = use_amp(config, device)
     shaping = config.env.conquest_shaping if layout is not None else 0.0
     ctx = {"device": device, "amp": amp, "rng": rng, "layout": layout, "conquest_shaping": shaping}
-    ctx["threads"] = NetworkThreads(net, thread_count(config.run.network_threads))
+    ctx["threads"] = NetworkThreads(
+        net, thread_count(config.run.network_threads), processes=config.run.update_processes
+    )
     frozen = Frozen(lambda: make_network(config, device))
     return Session(config, net, optimizer, table, rollout, frozen, writer, run_dir, ctx, counters, deadline)
 
