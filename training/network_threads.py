@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 import torch
 from torch import Tensor, nn
 
-from training.update_processes import BatchedWork, UpdateProcess, is_batched_work
+from training.update_processes import BatchedWork, UpdateProcess, add_stats, is_batched_work, run_part
 
 #: one chunk's work in the update: (replica, first row, end row) -> statistics (scalar tensors); it runs the
 #: backward pass itself
@@ -103,14 +103,14 @@ class NetworkThreads:
         """
         shares = self._shares(chunks)
         if len(shares) == 1:
-            return _run_part(self.net, shares[0], work)
+            return run_part(self.net, shares[0], work)
         if self.processes and is_batched_work(work) and all(p.device.type == "cpu" for p in self.net.parameters()):
             done = self._run_in_processes(shares, work)  # type: ignore[arg-type]
             if done is not None:
                 return done
         self._sync(len(shares))
         jobs = list(zip(self.replicas, shares, strict=False))  # replica k takes share k
-        parts = self._spread(jobs, lambda job: _run_part(job[0], job[1], work))
+        parts = self._spread(jobs, lambda job: run_part(job[0], job[1], work))
         with torch.no_grad():
             for rep in self.replicas[1 : len(shares)]:
                 for mine, theirs in zip(self.net.parameters(), rep.parameters(), strict=True):
@@ -122,7 +122,7 @@ class NetworkThreads:
                         mine.grad.add_(theirs.grad)
         total: dict[str, Tensor] = {}
         for part in parts:
-            _add_stats(total, part)
+            add_stats(total, part)
         return total
 
     def _run_in_processes(self, shares: list[list[tuple[int, int]]], work: BatchedWork) -> dict[str, Tensor] | None:
@@ -143,7 +143,7 @@ class NetworkThreads:
                 worker.sync(self.net)
                 worker.start(work, share, self.net.training)
                 started.append(worker)
-            first = _run_part(self.net, shares[0], work)
+            first = run_part(self.net, shares[0], work)
         except BaseException:
             for worker in started:  # wait for every started worker before this error goes up
                 with contextlib.suppress(Exception):  # the caller's error is the one raised
@@ -158,7 +158,7 @@ class NetworkThreads:
         if error is not None:
             raise error
         total: dict[str, Tensor] = {}
-        _add_stats(total, first)
+        add_stats(total, first)
         with torch.no_grad():
             for worker, (stats, has_grad) in zip(started, results, strict=True):
                 for mine, got, theirs in zip(self.net.parameters(), has_grad, worker.grads, strict=True):
@@ -168,7 +168,7 @@ class NetworkThreads:
                         mine.grad = theirs.clone()
                     else:
                         mine.grad.add_(theirs)
-                _add_stats(total, stats)
+                add_stats(total, stats)
         return total
 
     def _shares(self, items: list[T]) -> list[list[T]]:
@@ -198,17 +198,3 @@ class NetworkThreads:
                 for mine, theirs in zip(self.net.parameters(), rep.parameters(), strict=True):
                     theirs.copy_(mine)
                     theirs.grad = None
-
-
-def _run_part(net: nn.Module, chunks: list[tuple[int, int]], work: ChunkWork) -> dict[str, Tensor]:
-    """Run ``work`` on ``chunks`` in order with ``net``; return the sum of their statistics."""
-    total: dict[str, Tensor] = {}
-    for start, end in chunks:
-        _add_stats(total, work(net, start, end))
-    return total
-
-
-def _add_stats(total: dict[str, Tensor], part: dict[str, Tensor]) -> None:
-    """Add the statistics ``part`` into ``total`` (a key new to ``total`` starts at its value)."""
-    for key, value in part.items():
-        total[key] = total[key] + value if key in total else value

@@ -38,6 +38,7 @@ import socket
 import subprocess
 import sys
 import traceback
+from collections.abc import Callable
 from typing import Any, ClassVar, Protocol
 
 import numpy as np
@@ -76,7 +77,7 @@ class UpdateProcess:
             self.replica = copy.deepcopy(net)
         self.replica.requires_grad_(False)
         self.replica.share_memory()
-        self.grads = [torch.zeros_like(p).share_memory_() for p in self.replica.parameters()]
+        self.grads = [_shared(torch.zeros_like(p)) for p in self.replica.parameters()]
         self.buffers: dict[str, Tensor] = {}  # the batch's shared copies, reused from update to update
         self.sent_batch: dict[str, Tensor] | None = None
         self.waiting = False
@@ -161,12 +162,17 @@ class UpdateProcess:
             buffer = self.buffers.get(key)
             fresh = buffer is None or buffer.dtype != value.dtype or buffer.numel() < value.numel()
             if fresh:
-                buffer = torch.empty(max(value.numel(), 1) + value.numel() // 4, dtype=value.dtype).share_memory_()
+                buffer = _shared(torch.empty(max(value.numel(), 1) + value.numel() // 4, dtype=value.dtype))
                 self.buffers[key] = buffer
             assert buffer is not None
             buffer[: value.numel()].view(value.shape).copy_(value)
             message[key] = (buffer if fresh else None, tuple(value.shape))
         return message
+
+
+def _shared(tensor: Tensor) -> Tensor:
+    """Return ``tensor`` moved into shared memory."""
+    return tensor.share_memory_()  # type: ignore[no-untyped-call, no-any-return]
 
 
 def worker_main(fd: int) -> None:
@@ -187,7 +193,6 @@ def worker_main(fd: int) -> None:
 def _serve(conn: multiprocessing.connection.Connection, replica: nn.Module, grads: list[Tensor], threads: int) -> None:
     """The worker's loop: keep the batch's buffers, run the chunks it is sent, write its gradients."""
     from policies.allocator import keep_freed_memory
-    from training.network_threads import _run_part
 
     keep_freed_memory()
     torch.set_num_threads(threads)
@@ -220,7 +225,7 @@ def _serve(conn: multiprocessing.connection.Connection, replica: nn.Module, grad
             replica.train(training)
             for p in replica.parameters():
                 p.grad = None
-            stats = _run_part(replica, chunks, dataclasses.replace(work, batch=batch))
+            stats = run_part(replica, chunks, dataclasses.replace(work, batch=batch))
             has_grad = []
             with torch.no_grad():
                 for p, out in zip(replica.parameters(), grads, strict=True):
@@ -239,3 +244,19 @@ def _serve(conn: multiprocessing.connection.Connection, replica: nn.Module, grad
                     conn.send(("error", None, text))
             except OSError:  # the trainer is gone
                 return
+
+
+def run_part(
+    net: nn.Module, chunks: list[tuple[int, int]], work: Callable[[nn.Module, int, int], dict[str, Tensor]]
+) -> dict[str, Tensor]:
+    """Run ``work`` on ``chunks`` in order with ``net``; return the sum of their statistics."""
+    total: dict[str, Tensor] = {}
+    for start, end in chunks:
+        add_stats(total, work(net, start, end))
+    return total
+
+
+def add_stats(total: dict[str, Tensor], part: dict[str, Tensor]) -> None:
+    """Add the statistics ``part`` into ``total`` (a key new to ``total`` starts at its value)."""
+    for key, value in part.items():
+        total[key] = total[key] + value if key in total else value
