@@ -15,7 +15,13 @@ Python threads suffice and share the rollout's arrays without copies. Two kinds 
   its own gradients; at the end they are added to the network's in replica order. So an update is
   reproducible and ``--resume`` exact for a given ``T``; another ``T`` changes only the rounding of the
   gradient's sum (the chunks' gradients add up in another order), not what is computed. Nothing in a forward
-  or backward pass draws random numbers, so the threads' timing cannot change a run.
+  or backward pass draws random numbers, so the threads' timing cannot change a run. On a CPU, replicas
+  ``1, 2, ...`` of a :class:`training.update_processes.BatchedWork` run in worker processes instead
+  (``processes``, ``run.update_processes``): the same chunks and sums, bit for bit, without the GIL that
+  two threads' Python passes take turns on (training/update_processes.py).
+
+While playing, a caller on several threads runs the network through TorchScript traces, which hold no GIL
+either (policies/traced_forward.py, ``policy_steps(traced=True)``).
 
 On a GPU a batch is one chunk and runs on the calling thread.
 """
