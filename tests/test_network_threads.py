@@ -74,6 +74,56 @@ def test_an_error_in_a_worker_reaches_the_caller_after_every_thread_stopped() ->
         pool.close()
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_the_scripted_moves_run_beside_the_passes_once_and_on_the_calling_thread(threads: int) -> None:
+    """training/ppo.py plays the scripted AIs' moves (``side``) while the workers start the network's chunks."""
+    import sys
+
+    pool = NetworkThreads(network(), threads)
+    started = threading.Event()
+    sides: list[str] = []
+    interval = sys.getswitchinterval()
+
+    def side() -> None:
+        if threads > 1:  # a worker computes an item while the calling thread is still here
+            assert started.wait(30)
+        sides.append(threading.current_thread().name)
+
+    def square(x: int) -> int:
+        started.set()
+        return x * x
+
+    try:
+        chunk_map = pool.beside(side)
+        assert chunk_map(square, range(9)) == [x * x for x in range(9)]
+        assert chunk_map(lambda x: -x, [1, 2]) == [-1, -2]  # a second call: the side job does not run again
+        assert sides == [threading.current_thread().name]
+        assert sys.getswitchinterval() == interval  # restored
+        assert pool.map_beside(square, [], lambda: sides.append("empty")) == [] and sides[-1] == "empty"
+    finally:
+        pool.close()
+
+
+def test_an_error_beside_the_passes_reaches_the_caller_after_the_workers_stopped() -> None:
+    import sys
+
+    pool = NetworkThreads(network(), 2)
+    done: list[int] = []
+    interval = sys.getswitchinterval()
+
+    def side() -> None:
+        raise RuntimeError("a scripted AI failed")
+
+    try:
+        with pytest.raises(RuntimeError, match="a scripted AI failed"):
+            pool.map_beside(lambda x: done.append(x), range(5), side)
+        assert sorted(done) == list(range(5))  # the worker took every item and stopped before the error came
+        assert pool.map(lambda x: x + 1, [1]) == [2] and len(done) == 5
+        assert sys.getswitchinterval() == interval
+    finally:
+        pool.close()
+
+
 def chunk_gradients(threads: int, steps: int = 3) -> tuple[list[torch.Tensor], list[dict[str, float]]]:
     """Take ``steps`` Adam steps over random observations' chunks on ``threads`` threads; return grads and stats."""
     from dw_env.envs.vector import DomainWheelVectorEnv

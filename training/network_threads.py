@@ -9,7 +9,11 @@ Python threads suffice and share the rollout's arrays without copies. Two kinds 
 
 * **forward passes** while playing (:meth:`NetworkThreads.map`: the learner's and the frozen opponents'
   chunks). A chunk's numbers do not depend on the thread that computes it, and the actions are drawn
-  afterwards from the whole batch, so a rollout is the same, bit for bit, for every ``T``;
+  afterwards from the whole batch, so a rollout is the same, bit for bit, for every ``T``. Meanwhile the
+  calling thread plays the scripted AIs' moves of the same step (:meth:`NetworkThreads.beside`), which
+  left the other cores idle when they came after the passes (0.3 s of a 4.5 s standard-map update). This
+  pays only because the passes run through TorchScript traces (below): with eager passes the workers' ops
+  fought the AIs' Python for the GIL (the small map 3% slower, measured);
 * **forward and backward passes** of the PPO update (:meth:`NetworkThreads.run`). Replica ``k`` of the
   network (replica 0 is the network itself) takes the minibatch's chunks ``k, k + T, k + 2T, ...`` and keeps
   its own gradients; at the end they are added to the network's in replica order. So an update is
@@ -31,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import os
+import sys
 import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -44,6 +49,11 @@ from training.update_processes import BatchedWork, UpdateProcess, add_stats, is_
 #: one chunk's work in the update: (replica, first row, end row) -> statistics (scalar tensors); it runs the
 #: backward pass itself
 ChunkWork = Callable[[nn.Module, int, int], dict[str, Tensor]]
+
+#: the GIL's switch interval (s) while the calling thread runs Python beside the workers' passes
+#: (:meth:`NetworkThreads.map_beside`): a worker needs the GIL between two ops, and with Python's default
+#: (5 ms) it waited that long for each
+SIDE_SWITCH_INTERVAL = 0.0002
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -100,6 +110,52 @@ class NetworkThreads:
         out: list[R] = [None] * len(items)  # type: ignore[list-item]
         for k, results in enumerate(done):
             out[k :: self.threads] = results
+        return out
+
+    def beside(self, side: Callable[[], Any]) -> Callable[[Callable[[T], R], Sequence[T]], list[R]]:
+        """Return a chunk map like :meth:`map` whose first call also runs ``side()`` (:meth:`map_beside`)."""
+        calls = 0
+
+        def chunk_map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
+            nonlocal calls
+            calls += 1
+            return self.map_beside(fn, items, side) if calls == 1 else self.map(fn, items)
+
+        return chunk_map
+
+    def map_beside(self, fn: Callable[[T], R], items: Sequence[T], side: Callable[[], Any]) -> list[R]:
+        """Return ``[fn(x) for x in items]`` while the calling thread first runs ``side()``.
+
+        The workers take the items one at a time from the front; the calling thread runs ``side`` and then
+        takes items too, so the workers' network passes go on while it plays the scripted AIs' moves, Python
+        that holds the GIL (it runs with a short switch interval, :data:`SIDE_SWITCH_INTERVAL`). Which thread
+        computes an item does not change its result (see :meth:`map`); ``side`` must not use the items'
+        results or torch's random stream. On one thread: ``side()``, then the items.
+        """
+        if self.pool is None:
+            side()
+            return [fn(x) for x in items]
+        items = list(items)
+        out: list[Any] = [None] * len(items)
+        taken = iter(range(len(items)))  # next() on a range iterator is atomic under the GIL
+
+        def take() -> None:
+            for i in taken:
+                out[i] = fn(items[i])
+
+        futures = [self.pool.submit(take) for _ in range(self.threads - 1)]
+        interval = sys.getswitchinterval()
+        try:
+            sys.setswitchinterval(SIDE_SWITCH_INTERVAL)
+            try:
+                side()
+            finally:
+                sys.setswitchinterval(interval)
+            take()
+        finally:
+            wait(futures)
+        for f in futures:
+            f.result()
         return out
 
     def run(self, chunks: list[tuple[int, int]], work: ChunkWork) -> dict[str, Tensor]:

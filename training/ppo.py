@@ -286,7 +286,19 @@ def collect_rollout(
         for sid in sorted(set(opp[others])):  # a fixed order: each batch's actions draw from torch's RNG
             seated.append((sid, frozen.get(sid, table.league), np.flatnonzero(others & (opp == sid))))
         batches = [StepBatch(m, table.obs[sel], table.masks[sel], cache(k, m), sel) for k, m, sel in seated]
-        steps_taken = policy_steps(batches, device, amp, False, draw=True, chunk_map=spread, traced=traced)
+        scripted = np.flatnonzero(~learner & ~opening & (rows >= first_scripted))
+        played: list[list[int]] = []
+
+        def play_scripted(slots: NDArray[np.int64] = scripted, out: list[list[int]] = played) -> None:
+            """The scripted AIs' moves this step (each AI draws from its own generator)."""
+            out.append([table.scripted.action(int(s), table.opponent[s], int(table.player[s])) for s in slots])
+
+        # on several threads the scripted AIs play on this one while the others start the network's passes
+        chunk_map = ctx["threads"].beside(play_scripted) if "threads" in ctx else spread
+        steps_taken = policy_steps(batches, device, amp, False, draw=True, chunk_map=chunk_map, traced=traced)
+        if not played:  # no network seat this step
+            play_scripted()
+        actions[scripted] = played[0]
         for (key, _, sel), (a, logp, v) in zip(seated, steps_taken, strict=True):
             actions[sel] = a
             if key == LATEST:
@@ -295,8 +307,6 @@ def collect_rollout(
                 o = table.obs[slots]
                 phi = conquest_potential(o, ctx["layout"], ctx["conquest_shaping"])
                 rollout.store(slots, o, table.masks[slots], a[mine], logp[mine], v[mine], phi)
-        for slot in np.flatnonzero(~learner & ~opening & (rows >= first_scripted)):
-            actions[slot] = table.scripted.action(int(slot), table.opponent[slot], int(table.player[slot]))
         table.obs, table.masks, player, rewards, terminated, truncated, info = table.env.step(actions)
         table.player = np.asarray(player, dtype=np.int64)
         steps += 1
