@@ -123,8 +123,9 @@ class RunConfig(_Section):
     torch_threads: int = _int(1, 0, 256)  # 0: all cores
     env_threads: int = _int(1, 0, 256)  # 0: all cores
     #: threads of the network's passes, the rollout's and the PPO update's (training/network_threads.py;
-    #: 0: one per core): rollouts are the same for any count, updates exact for a given count
-    network_threads: int = _int(1, 0, 256)
+    #: 0: one per core; the default 2 suits the default run's 2 cores): rollouts are the same for any count,
+    #: updates exact for a given count
+    network_threads: int = _int(2, 0, 256)
     #: with network_threads > 1 on a CPU, the update's replicas 2.. run in worker processes, which do not wait
     #: on each other for the GIL (training/update_processes.py); false: on threads. The same numbers either way
     update_processes: bool = True
