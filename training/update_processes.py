@@ -54,7 +54,8 @@ class BatchedWork(Protocol):
 
     A dataclass: ``batch`` holds the update's tensors, the other fields the minibatch's small data
     (picklable). ``work(model, start, end)`` runs one chunk's forward and backward pass and returns its
-    statistics (scalar tensors)."""
+    statistics (scalar tensors). A worker copies a batch when it first sees the dict (by identity), so a
+    batch's tensors must not change while works that hold it run."""
 
     batch: dict[str, Tensor]
     __dataclass_fields__: ClassVar[dict[str, Any]]
@@ -107,10 +108,14 @@ class UpdateProcess:
 
     def start(self, work: BatchedWork, chunks: list[tuple[int, int]], training: bool) -> None:
         """Send the worker ``chunks`` of ``work`` (and ``work.batch`` if it has not seen it); do not wait."""
-        if work.batch is not self.sent_batch:
-            self.conn.send(("batch", self._share(work.batch)))
-            self.sent_batch = work.batch
-        self.conn.send(("run", dataclasses.replace(work, batch={}), chunks, training))
+        try:
+            if work.batch is not self.sent_batch:
+                self.sent_batch = None
+                self.conn.send(("batch", self._share(work.batch)))
+                self.sent_batch = work.batch
+            self.conn.send(("run", dataclasses.replace(work, batch={}), chunks, training))
+        except OSError as e:
+            raise RuntimeError(f"the PPO update's worker process cannot be reached ({self._exit()})") from e
         self.waiting = True
 
     def finish(self) -> tuple[dict[str, Tensor], list[bool]]:

@@ -8,10 +8,13 @@ a warm-up (allocations, caches) and is left out. Each case trains for ``--second
 (``configs/small.yaml``'s settings) with only the time limit changed and the warm start and the final
 evaluation left out:
 
-* ``small``: the small map as configured (one torch thread, one env thread, one network thread);
+* ``small``: the small map as configured but on one core (one torch thread, one env thread,
+  ``run.network_threads: 1``);
 * ``small, all cores``: the same with ``run.network_threads: 0`` (training/network_threads.py: the network's
-  chunks of the rollout and of the update on a thread per core, the same rollouts and updates);
-* ``standard``: the standard map with the small map's settings, the reference measured in the same run;
+  chunks of the rollout and of the update on a thread per core, traced rollouts, the update's other replicas
+  in worker processes; the same rollouts and updates). On 2 cores this is the default run's setting (2);
+* ``standard``: the standard map with the small map's settings on one core, the reference measured in the
+  same run;
 * ``standard, turn_trunk``: the same with ``network.turn_trunk: true``, the trunk shared by the two decisions
   of a turn (policies/network.py; not the default: its strength at equal env steps is in docs/TRAINING.md);
 * ``standard, all cores`` and ``standard, turn_trunk, all cores``: the plain and the shared-trunk network with
@@ -45,12 +48,15 @@ TARGET = 3000.0
 #: every core: the network's passes on a thread per core (training/network_threads.py)
 ALL_CORES: dict[str, Any] = {"network_threads": 0}
 
+#: one core: the network's passes on the calling thread only
+ONE_THREAD: dict[str, Any] = {"network_threads": 1}
+
 #: the cases measured: name -> (map, overrides of the run and network sections)
 CASES: dict[str, tuple[str, dict[str, dict[str, Any]]]] = {
-    "small": ("small", {}),
+    "small": ("small", {"run": ONE_THREAD}),
     "small, all cores": ("small", {"run": ALL_CORES}),
-    "standard": ("standard", {}),
-    "standard, turn_trunk": ("standard", {"network": {"turn_trunk": True}}),
+    "standard": ("standard", {"run": ONE_THREAD}),
+    "standard, turn_trunk": ("standard", {"network": {"turn_trunk": True}, "run": ONE_THREAD}),
     "standard, all cores": ("standard", {"run": ALL_CORES}),
     "standard, turn_trunk, all cores": ("standard", {"network": {"turn_trunk": True}, "run": ALL_CORES}),
     "standard, all cores, float32 conv": ("standard", {"run": {**ALL_CORES, "conv_precision": "float32"}}),
