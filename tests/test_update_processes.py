@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,39 +110,38 @@ def test_a_closure_runs_on_threads_even_when_processes_are_allowed() -> None:
         pool.close()
 
 
-def test_an_error_in_a_worker_process_reaches_the_trainer_and_the_worker_keeps_serving() -> None:
-    net = network()
+@pytest.fixture
+def started() -> Iterator[tuple[NetworkThreads, UpdateProcess, torch.Tensor]]:
+    """A pool of two replicas whose worker process has run one minibatch; closed afterwards."""
     obs = observations()
-    pool = NetworkThreads(net, 2, processes=True)
+    pool = NetworkThreads(network(), 2, processes=True)
     try:
         pool.run(CHUNKS, SquareLoss({"obs": obs}))
-        worker = pool.workers[0]
-        with pytest.raises(ValueError, match="chunk 9:12 refused"):  # 9:12 is the worker's (shares 0, 2 | 1, 3)
-            pool.run(CHUNKS, SquareLoss({"obs": obs}, fail_from=9))
-        with pytest.raises(ValueError, match="chunk 5:9 refused"):  # the trainer's share fails, the worker's too
-            pool.run(CHUNKS, SquareLoss({"obs": obs}, fail_from=5))
-        net.zero_grad(set_to_none=True)
-        got = pool.run(CHUNKS, SquareLoss({"obs": obs}))
-        assert float(got["rows"]) == 12 and pool.workers == [worker] and worker.process.poll() is None
+        yield pool, pool.workers[0], obs
     finally:
         pool.close()
+
+
+def test_an_error_in_a_worker_process_reaches_the_trainer_and_the_worker_keeps_serving(started) -> None:  # type: ignore[no-untyped-def]
+    pool, worker, obs = started
+    with pytest.raises(ValueError, match="chunk 9:12 refused"):  # 9:12 is the worker's (shares 0, 2 | 1, 3)
+        pool.run(CHUNKS, SquareLoss({"obs": obs}, fail_from=9))
+    with pytest.raises(ValueError, match="chunk 5:9 refused"):  # the trainer's share fails, the worker's too
+        pool.run(CHUNKS, SquareLoss({"obs": obs}, fail_from=5))
+    pool.net.zero_grad(set_to_none=True)
+    got = pool.run(CHUNKS, SquareLoss({"obs": obs}))
+    assert float(got["rows"]) == 12 and pool.workers == [worker] and worker.process.poll() is None
+    pool.close()
     assert worker.process.poll() is not None  # stopped by close()
     pool.close()  # idempotent
 
 
-def test_a_killed_worker_is_an_error_naming_its_exit_code_not_a_hang() -> None:
-    net = network()
-    obs = observations()
-    pool = NetworkThreads(net, 2, processes=True)
-    try:
+def test_a_killed_worker_is_an_error_naming_its_exit_code_not_a_hang(started) -> None:  # type: ignore[no-untyped-def]
+    pool, worker, obs = started
+    os.kill(worker.process.pid, signal.SIGKILL)
+    worker.process.wait(timeout=30)
+    with pytest.raises(RuntimeError, match=f"exit code {-signal.SIGKILL}"):
         pool.run(CHUNKS, SquareLoss({"obs": obs}))
-        worker = pool.workers[0]
-        os.kill(worker.process.pid, signal.SIGKILL)
-        worker.process.wait(timeout=30)
-        with pytest.raises(RuntimeError, match=f"exit code {-signal.SIGKILL}"):
-            pool.run(CHUNKS, SquareLoss({"obs": obs}))
-    finally:
-        pool.close()
 
 
 def test_a_worker_that_cannot_start_leaves_the_update_to_threads_with_a_warning(monkeypatch) -> None:  # type: ignore[no-untyped-def]
