@@ -7,7 +7,7 @@ the default run (``configs/small.yaml``: the small map on a CPU)::
              env_threads, network_threads, update_processes, checkpoint_every, stop_after_updates, progress
     game:    the game options (dw_env.options.GameOptions): land_radius, map_radius, max_rounds, ...;
              ``name: alveole`` (or another id of policies.games) trains that game, with its own options
-    env:     num_envs, num_steps, score_shaping, conquest_shaping
+    env:     num_envs, num_steps, score_shaping, conquest_shaping, score_potential, truncation_reward, ...
     ppo:     learning_rate, anneal_lr, gamma, gae_lambda, num_minibatches, update_epochs, ...
     network: channels, cell_layers, land_layers, head_hidden
     league:  snapshot_every, keep, weights (opponent kind -> sampling weight), rating_window, seat_focus
@@ -168,6 +168,15 @@ class EnvConfig(_Section):
     #: this weight x sum over lands of points x hold counter / K (rule 6.4) / total points; it guides the
     #: first conquests without changing which policies are optimal (0: off)
     conquest_shaping: float = _float(1.0, 0.0, 100.0)
+    #: potential-based shaping from the score: the potential is this weight x (own score - rivals' mean) /
+    #: total points, handed back at the game's end, so each point pays when gained but only the result
+    #: counts in the end (0: off; use it instead of score_shaping, whose rewards add up to the margin)
+    score_potential: float = _float(0.0, 0.0, 100.0)
+    #: what every seat receives when a game reaches game.max_rounds (a truncation, A57: no winner); -1, the
+    #: default, makes it as bad as a loss, so that a leader learns to end the game; 0 was the default before
+    #: (the shipped agents' configs pin it; docs/TRAINING.md "Ending the game"). Domain Wheel only: the
+    #: other games' envs keep their own rule for their step limit
+    truncation_reward: float = _float(-1.0, -1.0, 1.0)
     #: what the learner is rewarded for: ``win`` (the game's result, rule 9.5) or an exploiter objective of
     #: training/objectives.py (``lead_at_truncation``, ``centre_denial``) that searches the rules for loopholes
     objective: Literal["win", "lead_at_truncation", "centre_denial"] = "win"

@@ -34,6 +34,7 @@ def make_env(config: TrainConfig, num_envs: int, threads: int, seed: int) -> Any
             threads,
             seed,
             score_shaping=config.env.score_shaping,
+            truncation_reward=config.env.truncation_reward,
             copy=False,
             objective=config.env.objective,
         )

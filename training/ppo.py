@@ -39,7 +39,7 @@ import torch
 from numpy.typing import NDArray
 from torch import nn
 
-from dw_env.envs.observation import GF_K, LF_HOLD, LF_POINTS, ObservationLayout, describe_observation
+from dw_env.envs.observation import GF_K, GF_SCORE, LF_HOLD, LF_POINTS, ObservationLayout, describe_observation
 from policies import checkpoint
 from policies.allocator import keep_freed_memory
 from policies.network import (
@@ -152,6 +152,24 @@ def conquest_potential(obs: NDArray[np.int8], layout: ObservationLayout | None, 
     progress = lands[..., LF_HOLD].astype(np.float32) / np.maximum(glob[..., GF_K : GF_K + 1], 1)
     total = np.maximum(points.sum(-1), 1.0)
     return (weight * (points * progress).sum(-1) / total).astype(np.float32)
+
+
+def score_potential(obs: NDArray[np.int8], layout: ObservationLayout | None, weight: float) -> NDArray[np.float32]:
+    """Return the score's shaping potential of observations [B, D]: weight x (own - rivals' mean) / total points.
+
+    The score is rule 9.5's (the points of the lands one owns, rule 8). As ``gamma * potential(next) -
+    potential(now)`` with 0 after the game's end, every point gained pays at once and the whole margin is
+    handed back when the game ends: unlike the env's ``score_shaping``, whose rewards add up to the final
+    margin, a bigger margin is worth nothing, so a learner that already wins gains nothing by playing on.
+    """
+    if weight == 0 or layout is None:
+        return np.zeros(len(obs), dtype=np.float32)
+    _, lands, glob = layout.split(obs)
+    total = np.maximum(lands[..., LF_POINTS].astype(np.float32).sum(-1), 1.0)
+    pairs = glob[..., GF_SCORE : GF_SCORE + 6].astype(np.float32).reshape(len(obs), 3, 2)
+    scores = pairs[..., 0] * 100 + pairs[..., 1]  # own, next, next but one (each a hi/lo pair)
+    margin = scores[:, 0] - scores[:, 1:].mean(-1)
+    return (weight * margin / total).astype(np.float32)
 
 
 @dataclass
@@ -306,6 +324,7 @@ def collect_rollout(
                 slots = sel[mine]
                 o = table.obs[slots]
                 phi = conquest_potential(o, ctx["layout"], ctx["conquest_shaping"])
+                phi += score_potential(o, ctx["layout"], ctx.get("score_potential", 0.0))
                 rollout.store(slots, o, table.masks[slots], a[mine], logp[mine], v[mine], phi)
         table.obs, table.masks, player, rewards, terminated, truncated, info = table.env.step(actions)
         table.player = np.asarray(player, dtype=np.int64)
@@ -658,6 +677,7 @@ def start_session(
     amp = use_amp(config, device)
     shaping = config.env.conquest_shaping if layout is not None else 0.0
     ctx = {"device": device, "amp": amp, "rng": rng, "layout": layout, "conquest_shaping": shaping}
+    ctx["score_potential"] = config.env.score_potential if layout is not None else 0.0
     ctx["threads"] = NetworkThreads(
         net, thread_count(config.run.network_threads), processes=config.run.update_processes
     )

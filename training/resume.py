@@ -188,6 +188,9 @@ def saved_config(payload: dict[str, Any], path: str | Path, overrides: list[str]
     run = data.get("run")
     if isinstance(run, dict) and "conv_precision" not in run:  # saved before the option: float32 convolutions
         data = {**data, "run": {**run, "conv_precision": "float32"}}
+    env = data.get("env")
+    if isinstance(env, dict) and "truncation_reward" not in env:  # saved before the option: truncation paid 0
+        data = {**data, "env": {**env, "truncation_reward": 0.0}}
     merged = apply_overrides(data, overrides or [])  # a bad override is the user's ConfigError, not the file's
     try:
         return from_dict(merged)

@@ -98,6 +98,7 @@ class RolloutWorker:
             layout = describe_observation(config.options)
         shaping = config.env.conquest_shaping if layout is not None else 0.0
         self.ctx = {"device": device, "amp": False, "rng": self.rng, "layout": layout, "conquest_shaping": shaping}
+        self.ctx["score_potential"] = config.env.score_potential if layout is not None else 0.0
         self.frozen = parts.frozen(lambda: parts.make_network(config, device))
 
     def collect(
