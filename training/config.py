@@ -182,7 +182,8 @@ class EnvConfig(_Section):
     objective: Literal["win", "lead_at_truncation", "centre_denial"] = "win"
     #: every game of the training env starts with a uniform draw of 0..this many random legal env actions,
     #: nobody's decision and not trained on, so the learner meets varied positions rather than one line
-    #: against deterministic opponents (the arena measures from random openings; 0: off)
+    #: against deterministic opponents (the arena measures from random openings; 0: off); in Domain Wheel
+    #: a draw that ends between a move's two env actions (piece, destination) plays the destination too
     opening_plies: int = _int(0, 0, 30)
 
 

@@ -329,6 +329,10 @@ def collect_rollout(
         table.obs, table.masks, player, rewards, terminated, truncated, info = table.env.step(actions)
         table.player = np.asarray(player, dtype=np.int64)
         steps += 1
+        if opening.any() and hasattr(table.env, "phase"):
+            # an opening ends with a whole move: one whose draw ended after a piece's env action (phase 2)
+            # draws its destination too, so every seat, the scripted AIs' included, takes over at a move's start
+            table.opening[opening & (table.opening == 0) & (table.env.phase() == 2)] = 1
         got = rewards[rows, table.seat]
         open_slots = np.flatnonzero(rollout.open)
         rollout.rewards[rollout.count[open_slots] - 1, open_slots] += got[open_slots]
