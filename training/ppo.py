@@ -329,7 +329,7 @@ def collect_rollout(
         table.obs, table.masks, player, rewards, terminated, truncated, info = table.env.step(actions)
         table.player = np.asarray(player, dtype=np.int64)
         steps += 1
-        if opening.any() and hasattr(table.env, "phase"):
+        if opening.any() and table.scripted.two_phase:  # Domain Wheel: a move is a piece, then its destination
             # an opening ends with a whole move: one whose draw ended after a piece's env action (phase 2)
             # draws its destination too, so every seat, the scripted AIs' included, takes over at a move's start
             table.opening[opening & (table.opening == 0) & (table.env.phase() == 2)] = 1
