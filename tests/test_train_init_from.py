@@ -124,12 +124,14 @@ def test_the_curriculum_configs_chain_their_stages_and_the_first_fits_the_shippe
             "standard-lift1",
             "standard-lift2",
             "standard-lift3",
+            "standard-lift4",
         )
     ]
     maps = [(c.options.land_radius, c.options.map_radius) for c in stages]
     assert maps == [
         (1, 3),
         (2, 3),
+        (2, 4),
         (2, 4),
         (2, 4),
         (2, 4),
@@ -151,5 +153,5 @@ def test_the_curriculum_configs_chain_their_stages_and_the_first_fits_the_shippe
         root / "curriculum-r3.yaml", [f"network.init_from={root.parent / 'checkpoints' / 'standard-agent.pt'}"]
     )
     payload = initial_weights(standard)  # the shipped standard agent is the last standard stage
-    assert payload is not None and payload["counters"]["env_steps"] == 12_005_376
+    assert payload is not None and payload["counters"]["env_steps"] == 16_011_264
     assert payload["config"]["run"]["name"] == stages[-1].run.name
