@@ -63,7 +63,7 @@ from policies.cell_passes import (
     may_overwrite,
     to_grid,
 )
-from policies.traced_forward import traced_forward
+from policies.traced_forward import traced_forward, traced_turn
 
 #: the cell planes and global features that change between the two decisions of one turn (rule 3.2)
 PHASE_CELL_FEATURES = ("selected", *(f for f in CELL_FEATURES if f.startswith("dest_")), "movable")
@@ -350,8 +350,12 @@ class HexPolicyNet(nn.Module):
         attended = attention_pool(x, self.attend.weight, self.attend.bias)  # softmax(attend(x)) over the cells
         return Trunk(x, z, glob_h, attended)
 
-    def heads(self, trunk: Trunk, obs: Tensor) -> tuple[Tensor, Tensor]:
+    def heads(self, trunk: Trunk, obs: Tensor, member: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """Return (logits [B, C+2], value [B]) from the trunk of observations [B, D] and their phase inputs.
+
+        ``member`` [B]: the row of ``trunk`` that holds each observation's trunk (None: row ``i`` for observation
+        ``i``), so that decisions sharing a trunk (a turn's two, ``turn_trunk``) read it without a copy per
+        decision: the heads gather the few cells they score, never a whole [B, C, h] trunk.
 
         The cell head scores only the cells with a phase plane set (the movable pieces, the selected piece and
         its destinations: every legal cell); the other cells' logits are 0, and the caller masks them. With
@@ -361,40 +365,77 @@ class HexPolicyNet(nn.Module):
         it lies in the selected piece's land (leaving a land can break its conquest, rule 6.4).
         """
         x, z, glob_h, attended = trunk
+        if member is not None:  # the small per-decision parts are copied; the cells are gathered where read
+            z, glob_h, attended = (part.index_select(0, member) for part in (z, glob_h, attended))
         cells, glob = self.phase_inputs(obs)
-        # the cells scored: those with a phase plane set, every legal cell (the rest are masked), observation order
-        rows, where = (cells.amax(-1) > 0).nonzero(as_tuple=True)
+        b, c = cells.shape[0], x.shape[1]
         if not self.turn_trunk:
-            scores = self.cell_head(x[rows, self.cell_row[where]]).squeeze(-1)
+            # the cells scored: those with a phase plane set, every legal cell (the rest are masked), observation order
+            rows, where = (cells.amax(-1) > 0).nonzero(as_tuple=True)
+            source = rows if member is None else member.index_select(0, rows)  # their trunk rows
+            scores = self.cell_head(x[source, self.cell_row[where]]).squeeze(-1)
         else:
-            b, n = x.shape[0], z.shape[1]
-            per_land = x.shape[1] // n
-            planes = cells.index_select(1, self.land_cells).to(x.dtype)  # [B, C, 8] land-major
-            chosen = planes[:, :, 0]  # the selected piece (phase 2)
-            z = F.relu(z + self.phase_land(planes.view(b, n, per_land, -1).mean(2)))
+            n = z.shape[1]
+            per_land = c // n
+            rows, where, chosen, share = self.phase_planes(cells, n)
+            source = rows if member is None else member.index_select(0, rows)
+            z = F.relu(z + self.phase_land(share.to(x.dtype)))
             t = {name: getattr(self, name) for name in TABLES}
             for layer in self.land_layers:
                 z = layer(z, t)
-            selected = torch.bmm(chosen.unsqueeze(1), x).squeeze(1)  # the selected piece's cell features
+            mine, selected = self.scored_cells(x, chosen, member, source, self.cell_row[where])
             land = (chosen.view(b, n, per_land).sum(2) > 0).to(x.dtype)  # [B, L]: the selected piece's land
             glob_h = glob_h + self.phase_glob(glob) + self.selected_in(selected)
-            context = (x, self.land_out(z), selected, land, glob_h, cells)
+            context = (mine, self.land_out(z), selected, land, glob_h, cells)
             scores = self.candidate_scores(context, rows, where)
-        cell_logits = scores.new_zeros(x.shape[0], x.shape[1]).index_put((rows, where), scores)
+        cell_logits = scores.new_zeros(b, c).index_put((rows, where), scores)
         summary = torch.cat([z.mean(1), attended, glob_h], 1)
         logits = torch.cat([cell_logits, self.pass_end_head(summary)], 1)
         return logits.float(), self.value_head(summary).squeeze(1).float()
 
+    def phase_planes(self, cells: Tensor, n: int) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        """Return what the ``turn_trunk`` heads read of the phase planes ``cells`` [B, C, 8] (observation order):
+        (rows, cells) of the cells scored (a phase plane set, observation order), the ``selected`` plane [B, C]
+        land-major, and each land's share of every plane [B, n, 8] (the planes' mean over its cells)."""
+        b, c, k = cells.shape
+        planes = cells.index_select(1, self.land_cells).float()
+        rows, where = (cells.amax(-1) > 0).nonzero(as_tuple=True)
+        return rows, where, planes[:, :, 0], planes.view(b, n, c // n, k).mean(2)
+
+    @staticmethod
+    def scored_cells(
+        x: Tensor, chosen: Tensor, member: Tensor | None, source: Tensor, at: Tensor
+    ) -> tuple[Tensor, Tensor]:
+        """Return (the trunk's features of the scored cells [K, h], each observation's selected cells' [B, h]).
+
+        ``x`` [G, C, h]: the trunk's cells; ``source`` and ``at``: the trunk row and cell of each scored cell;
+        ``chosen`` [B, C]: the ``selected`` plane, land-major (one cell in phase 2, none in phase 1); ``member``:
+        each observation's trunk row (None: row ``i``). The selected features are ``bmm(chosen[:, None],
+        x[member])[:, 0]``, computed from the selected cells alone (every other term is 0 times a finite feature:
+        the same numbers), gathered together with the scored cells, so the backward pass writes one gradient
+        of ``x``; an ONNX exporter records the product.
+        """
+        if _exporting():
+            full = x if member is None else x.index_select(0, member)
+            selected = torch.bmm(chosen.to(x.dtype).unsqueeze(1), full).squeeze(1)
+            return x[source, at], selected
+        rows, cell = chosen.nonzero(as_tuple=True)
+        picked = x[torch.cat([source, rows if member is None else member.index_select(0, rows)]), torch.cat([at, cell])]
+        mine, sel = picked.split([source.shape[0], rows.shape[0]])
+        sel = sel * chosen[rows, cell].to(x.dtype).unsqueeze(1)
+        return mine, x.new_zeros(chosen.shape[0], x.shape[2]).index_add(0, rows, sel)
+
     def candidate_scores(self, context: tuple[Tensor, ...], rows: Tensor, where: Tensor) -> Tensor:
         """Return the cell logits of the cells ``where`` (observation order) of the observations ``rows``.
 
-        ``context``: the trunk's cells, the lands' output, the selected piece's features, its land [B, L], the
-        global features and the phase planes (observation order), as :meth:`heads` computes them.
+        ``context``: the trunk's features of those cells [K, h], the lands' output, the selected piece's
+        features, its land [B, L], the global features and the phase planes (observation order), as
+        :meth:`heads` computes them.
         """
-        x, land_out, selected, land, glob_h, cells = context
+        cell_x, land_out, selected, land, glob_h, cells = context
         at = self.cell_row[where]
-        per_land = x.shape[1] // land.shape[1]
-        mine = F.relu(x[rows, at] + land_out[rows, at // per_land])
+        per_land = cells.shape[1] // land.shape[1]
+        mine = F.relu(cell_x + land_out[rows, at // per_land])
         pair = torch.cat([mine * selected[rows], land[rows, at // per_land].unsqueeze(1)], 1)
         y = mine + self.phase_cell(cells[rows, where].float()) + glob_h[rows] + self.pair_in(pair)
         return self.cell_head(F.relu(y)).squeeze(-1)
@@ -402,6 +443,12 @@ class HexPolicyNet(nn.Module):
     def forward(self, obs: Tensor) -> tuple[Tensor, Tensor]:
         """Return (logits [B, C+2], value [B]) of flat observations [B, D] (int8 or float)."""
         return self.heads(self.trunk(obs), obs)
+
+
+def _exporting() -> bool:
+    """Return whether an ONNX exporter or torch.compile/torch.export records this pass (a TorchScript trace is
+    not one: it records the gathers of :meth:`HexPolicyNet.scored_cells` as they run)."""
+    return bool(torch.onnx.is_in_onnx_export() or getattr(torch.compiler, "is_compiling", lambda: False)())
 
 
 def masked_logits(logits: Tensor, mask: Tensor) -> Tensor:
@@ -536,7 +583,8 @@ def forward_batches(
 
     ``traced``: the plain chunks of a :class:`HexPolicyNet` on a CPU, without gradients or autocast, run
     through its TorchScript trace (policies/traced_forward.py: the same numbers without holding the GIL,
-    for a ``chunk_map`` that spreads them over threads); the traces are made here, on the calling thread.
+    for a ``chunk_map`` that spreads them over threads), and a cached batch's trunks and heads through the
+    traces of those two methods (``traced_turn``); the traces are made here, on the calling thread.
     """
     cached = [
         b.cache is not None
@@ -560,12 +608,18 @@ def forward_batches(
         traced_forward(b.net, b.obs[: b.chunk]) if traced and not cached[i] and _traceable(b) else b.net
         for i, b in enumerate(batches)
     ]
+    # a cached batch's trunk and heads: the network's own methods, or their traces (the same numbers, no GIL)
+    turn = [
+        traced_turn(b.net, b.obs[: b.chunk]) if traced and cached[i] and _traceable(b) else None
+        for i, b in enumerate(batches)
+    ]
 
     def first(task: tuple[int, Any]) -> Any:
         i, part = task
         b = batches[i]
         if cached[i]:
-            return b.net.trunk(b.obs[torch.from_numpy(part).to(b.obs.device)])  # type: ignore[operator]
+            rows = b.obs[torch.from_numpy(part).to(b.obs.device)]
+            return b.net.trunk(rows) if turn[i] is None else Trunk(*turn[i].trunk(rows))  # type: ignore[operator]
         return plain_pass[i](b.obs[part])
 
     done = chunk_map(first, tasks)
@@ -587,7 +641,8 @@ def forward_batches(
         b = batches[i]
         stored: Trunk = b.cache.trunk  # type: ignore[union-attr, assignment]
         index = torch.from_numpy(b.rows[s:e]).to(b.obs.device)  # type: ignore[index]
-        out: tuple[Tensor, Tensor] = b.net.heads(stored.take(index), b.obs[s:e])  # type: ignore[operator]
+        heads = b.net.heads if turn[i] is None else turn[i].heads
+        out: tuple[Tensor, Tensor] = heads(tuple(stored), b.obs[s:e], index)  # type: ignore[operator]
         return out
 
     for (i, _, _), out in zip(heads, chunk_map(second, heads), strict=True):
@@ -635,11 +690,13 @@ class TrunkCache:
         self.obs[rows], self.valid[rows] = obs, True
 
 
-#: how many times a trunk chunk's rows the heads of a :func:`forward_cached` pass take at once: measured when a
-#: standard-map chunk was 14 rows (now 28, :data:`CPU_CHUNK_CELLS`), the heads of 96 rows took 10-16 ms in
-#: chunks of 14 against 5-8 ms in chunks of 56 (one core, inference); the same factor as the PPO update's
-#: turn_trunk chunks (training/ppo.py)
-HEAD_CHUNK_FACTOR = 4
+#: how many times a trunk chunk's rows the heads of a :func:`forward_cached` pass take at once. Measured when a
+#: standard-map chunk was 14 rows (now 28, :data:`CPU_CHUNK_CELLS`), the heads of 96 rows took 10-16 ms in chunks
+#: of 14 against 5-8 ms in chunks of 56 (one core, inference), so the factor was 4; since the heads gather only
+#: the cells they read from a shared trunk it is 2: a rollout step's 60-120 learner rows are then two chunks,
+#: one per core, where with 4 they were one, on one thread (the heads of a standard-map rollout on both cores:
+#: 0.73-0.83 s with 4, 0.44-0.46 s with 2). Threads or not, the same chunks, so the same numbers.
+HEAD_CHUNK_FACTOR = 2
 
 
 def forward_cached(
@@ -672,7 +729,7 @@ def forward_grouped(net: nn.Module, obs: Tensor, starts: NDArray[np.bool_]) -> t
     first = torch.from_numpy(np.flatnonzero(starts)).to(obs.device)
     member = torch.from_numpy(np.cumsum(starts) - 1).to(obs.device)
     trunk: Trunk = net.trunk(obs.index_select(0, first))  # type: ignore[operator]
-    out = net.heads(trunk.take(member), obs)  # type: ignore[operator]
+    out = net.heads(trunk, obs, member)  # type: ignore[operator]
     return out
 
 

@@ -9,9 +9,10 @@ alone and 3.8 ms a thread with two at once.
 
 A trace records the network's plain expressions (``policies.cell_passes.recording``: no in-place steps),
 which compute the same numbers bit for bit; ``tests/test_traced_forward.py`` checks it on both maps and for
-every chunk size. Nothing about a trace is saved: it is made from the network on first use and made again
-whenever the network's parameters, buffers, map or convolution dtype are no longer the ones it was made from.
-It reads the network's parameters themselves, so the optimizer's in-place steps need no new trace.
+every chunk size, and the same for a ``turn_trunk`` network's trunk and heads (:func:`traced_turn`). Nothing
+about a trace is saved: it is made from the network on first use and made again whenever the network's
+parameters, buffers, map or convolution dtype are no longer the ones it was made from. It reads the network's
+parameters themselves, so the optimizer's in-place steps need no new trace.
 """
 
 from __future__ import annotations
@@ -62,3 +63,33 @@ def traced_forward(net: nn.Module, example: Tensor) -> Forward:
         trace = torch.jit.trace(net, (example.clone(),), check_trace=False)  # type: ignore[no-untyped-call]
     _TRACES[net] = (key, trace)
     return trace  # type: ignore[no-any-return]
+
+
+#: each ``turn_trunk`` network's traces of its trunk and heads, and what they were made from
+_TURN_TRACES: weakref.WeakKeyDictionary[nn.Module, tuple[tuple[Any, ...], Any]] = weakref.WeakKeyDictionary()
+
+
+def traced_turn(net: nn.Module, example: Tensor) -> Any:
+    """Return a TorchScript trace of a ``turn_trunk`` network's ``trunk`` and ``heads`` methods, for inference.
+
+    A trainer's rollout computes a turn's trunk once and its two decisions' heads from it
+    (``policies.network.TrunkCache``); these traces let both run on threads without holding the GIL, as
+    :func:`traced_forward` does for the whole pass. ``trace.trunk(obs)`` returns the trunk as a plain tuple
+    (``Trunk``'s fields in order); ``trace.heads(trunk, obs, member)`` takes it with the observations and each
+    one's trunk row. The same rules as :func:`traced_forward`: made once per network and state, no gradients,
+    no autocast, the same numbers as the eager methods.
+    """
+    key = _made_from(net)
+    known = _TURN_TRACES.get(net)
+    if known is not None and known[0] == key:
+        return known[1]
+    with torch.inference_mode(False), torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", torch.jit.TracerWarning)  # type: ignore[attr-defined]
+        warnings.simplefilter("ignore", DeprecationWarning)
+        obs = example.clone()
+        trunk = tuple(net.trunk(obs))  # type: ignore[operator]
+        member = torch.arange(obs.shape[0], device=obs.device)
+        inputs = {"trunk": (obs,), "heads": (trunk, obs, member)}
+        trace = torch.jit.trace_module(net, inputs, check_trace=False)  # type: ignore[no-untyped-call]
+    _TURN_TRACES[net] = (key, trace)
+    return trace

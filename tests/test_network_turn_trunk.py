@@ -107,7 +107,8 @@ def test_the_cell_head_scores_every_legal_cell_as_scoring_every_cell_would() -> 
     with torch.inference_mode():
         logits, _ = net(x)
         every = torch.arange(len(x)).repeat_interleave(c), torch.arange(c).repeat(len(x))
-        dense = scores(captured["context"], *every).view(len(x), c)
+        cells = net.trunk(x).cells[every[0], net.cell_row[every[1]]]  # every cell's trunk features, not just the scored
+        dense = scores((cells, *captured["context"][1:]), *every).view(len(x), c)
     legal = torch.from_numpy(masks[:, :c] > 0)
     phase = torch.from_numpy(obs[:, : c * len(CELL_FEATURES)].reshape(len(x), c, -1)[:, :, 7:] > 0).any(-1)
     assert legal.sum() > 20 and not (legal & ~phase).any()  # every legal cell is a candidate
@@ -180,6 +181,34 @@ def test_the_update_computes_one_trunk_per_turn_with_the_same_gradients() -> Non
     assert len(ga) == len(gb) == len([p for p in net.parameters()])
     for a, b in zip(ga, gb, strict=True):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("options", [SMALL, GameOptions(max_rounds=60)], ids=["small", "standard"])
+@pytest.mark.parametrize("turn_trunk", [1, 0])
+def test_the_heads_read_a_shared_trunk_as_they_read_a_copy_per_decision(options: GameOptions, turn_trunk: int) -> None:
+    """heads(trunk, obs, member) gathers the cells it scores from the shared rows: the numbers of a copied trunk."""
+    net = network(options, seed=8, turn_trunk=turn_trunk)
+    frames = played(options, 7, 30, seed=2)
+    obs = torch.from_numpy(np.concatenate([f[0] for f in frames[-6:]]))  # phase 1 and phase 2 observations
+    shared = obs[::3]  # the trunks of a third of them, each shared by 3 observations (any rows would do)
+    member = torch.arange(len(obs)) // 3
+
+    def run(copy: bool) -> tuple[torch.Tensor, torch.Tensor, list[torch.Tensor]]:
+        net.zero_grad()
+        trunk = net.trunk(shared)
+        logits, value = net.heads(trunk.take(member), obs) if copy else net.heads(trunk, obs, member)
+        (logits.sum() + value.pow(2).sum()).backward()
+        return logits.detach(), value.detach(), [p.grad.clone() for p in net.parameters() if p.grad is not None]
+
+    (la, va, ga), (lb, vb, gb) = run(True), run(False)
+    assert torch.equal(la, lb) and torch.equal(va, vb)
+    assert len(ga) == len(gb) and len(ga) > 10
+    for a, b in zip(ga, gb, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+    if turn_trunk:  # phase 2 rows read their selected piece's features from the shared row
+        assert (
+            obs[:, : net.geometry.num_cells * len(CELL_FEATURES)].view(len(obs), -1, len(CELL_FEATURES))[:, :, 7] > 0
+        ).any()
 
 
 def test_turn_groups_join_the_two_decisions_of_a_turn_of_one_slot() -> None:

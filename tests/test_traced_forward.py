@@ -16,8 +16,8 @@ from dw_env.envs.vector import DomainWheelVectorEnv  # noqa: E402
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
 from policies import traced_forward as traced_module  # noqa: E402
-from policies.network import Batch, HexPolicyNet, StepBatch, forward_batches, policy_steps  # noqa: E402
-from policies.traced_forward import traced_forward  # noqa: E402
+from policies.network import Batch, HexPolicyNet, StepBatch, Trunk, TrunkCache, forward_batches, policy_steps  # noqa: E402
+from policies.traced_forward import traced_forward, traced_turn  # noqa: E402
 
 SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=60)
 STANDARD = GameOptions(max_rounds=60)
@@ -31,10 +31,12 @@ def observations(options: GameOptions, games: int, steps: int, seed: int = 4) ->
     return torch.from_numpy(obs.copy())
 
 
-def network(options: GameOptions, cell_layers: int = 1, seed: int = 0) -> HexPolicyNet:
+def network(options: GameOptions, cell_layers: int = 1, seed: int = 0, turn_trunk: int = 0) -> HexPolicyNet:
     torch.manual_seed(seed)
     geometry = build_geometry(options.land_radius, options.map_radius)
-    return HexPolicyNet(geometry, channels=8, cell_layers=cell_layers, land_layers=2, head_hidden=16)
+    return HexPolicyNet(
+        geometry, channels=8, cell_layers=cell_layers, land_layers=2, head_hidden=16, turn_trunk=turn_trunk
+    )
 
 
 def same(a: tuple[torch.Tensor, torch.Tensor], b: tuple[torch.Tensor, torch.Tensor]) -> bool:
@@ -126,3 +128,47 @@ def test_policy_steps_draw_the_same_actions_with_and_without_traces() -> None:
     assert net in traced_module._TRACES
     for a, b in zip(eager[0], traced[0], strict=True):
         assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("options", [SMALL, STANDARD], ids=["small", "standard"])
+@pytest.mark.parametrize("conv_dtype", [None, torch.bfloat16], ids=["float32", "bfloat16"])
+def test_a_turn_trunk_trace_computes_the_eager_trunk_and_heads_bit_for_bit(options, conv_dtype) -> None:  # type: ignore[no-untyped-def]
+    """A ``turn_trunk`` network's rollout: the trunk once a turn, the heads of each decision from a stored trunk."""
+    obs = observations(options, 9, 31)
+    net = network(options, seed=3, turn_trunk=1)
+    net.conv_dtype = conv_dtype
+    rng = np.random.default_rng(5)
+    with torch.inference_mode():
+        trace = traced_turn(net, obs[:4])  # traced on 4 rows, run on others
+        assert traced_turn(net, obs) is trace
+        for rows in (slice(0, 9), slice(0, 4), slice(2, 3), slice(3, 9)):
+            trunk = net.trunk(obs[rows])
+            traced_trunk = trace.trunk(obs[rows])
+            assert all(torch.equal(a, b) for a, b in zip(trunk, traced_trunk, strict=True))
+            for _ in range(3):  # any trunk row for any observation, as a cache hands them out
+                member = torch.from_numpy(rng.integers(0, len(trunk.cells), size=9))
+                assert same(trace.heads(traced_trunk, obs, member), net.heads(trunk, obs, member)), rows
+        assert same(trace.heads(trace.trunk(obs), obs, torch.arange(9)), net(obs))
+
+
+def test_forward_batches_with_a_trunk_cache_give_the_same_numbers_traced_or_not() -> None:
+    env = DomainWheelVectorEnv(10, STANDARD, seed=8)
+    obs, *_ = env.reset(seed=8)
+    net = network(STANDARD, seed=4, turn_trunk=1)
+    rows = np.arange(10)
+    eager_cache, traced_cache = TrunkCache(net, 10), TrunkCache(net, 10)
+    reused = 0
+    with torch.inference_mode():
+        for _ in range(24):
+            obs, *_ = env.step(env.sample_actions())
+            x = torch.from_numpy(obs.copy())
+            reused += int(eager_cache.lookup(obs, rows).sum())
+            eager = forward_batches([Batch(net, x, 4, eager_cache, rows, obs.copy())])[0]
+            traced = forward_batches([Batch(net, x, 4, traced_cache, rows, obs.copy())], traced=True)[0]
+            assert same(eager, traced)  # the same chunks: the same numbers
+            whole = net(x)  # one pass of all rows: the same up to the rounding of other batch sizes
+            torch.testing.assert_close(eager[0], whole[0], rtol=1e-6, atol=1e-6)
+            torch.testing.assert_close(eager[1], whole[1], rtol=1e-6, atol=1e-6)
+            assert isinstance(traced_cache.trunk, Trunk)
+    assert net in traced_module._TURN_TRACES and net not in traced_module._TRACES
+    assert reused > 50  # most turns' second decision read its first's stored trunk
