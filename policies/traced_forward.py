@@ -42,6 +42,26 @@ def _made_from(net: nn.Module) -> tuple[Any, ...]:
     )
 
 
+def _kept(
+    traces: weakref.WeakKeyDictionary[nn.Module, tuple[tuple[Any, ...], Any]], net: nn.Module, make: Callable[[], Any]
+) -> Any:
+    """Return ``traces[net]``'s trace if ``net`` is still as it was traced (:func:`_made_from`), else ``make()``'s,
+    kept there. ``make`` runs without gradients and outside inference mode, with the tracer's warnings off: the
+    shape check of the observation's width becomes a constant (a trace is made per map), and torch 2.13 calls
+    torch.jit.trace deprecated (its suggested successors compile, slower here and not GIL-free, docs/TRAINING.md,
+    or export a graph for another runtime)."""
+    key = _made_from(net)
+    known = traces.get(net)
+    if known is not None and known[0] == key:
+        return known[1]
+    with torch.inference_mode(False), torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", torch.jit.TracerWarning)  # type: ignore[attr-defined]
+        warnings.simplefilter("ignore", DeprecationWarning)
+        trace = make()
+    traces[net] = (key, trace)
+    return trace
+
+
 def traced_forward(net: nn.Module, example: Tensor) -> Forward:
     """Return a TorchScript trace of ``net.forward`` (observations [B, D] -> (logits, values)) for inference.
 
@@ -50,19 +70,12 @@ def traced_forward(net: nn.Module, example: Tensor) -> Forward:
     gradients (``torch.no_grad`` or ``torch.inference_mode``) and without autocast: it runs in float32 as
     traced.
     """
-    key = _made_from(net)
-    known = _TRACES.get(net)
-    if known is not None and known[0] == key:
-        return known[1]
-    with torch.inference_mode(False), torch.no_grad(), warnings.catch_warnings():
-        # the shape check of the observation's width becomes a constant: a trace is made per map
-        warnings.simplefilter("ignore", torch.jit.TracerWarning)  # type: ignore[attr-defined]
-        # torch 2.13 calls torch.jit.trace deprecated; its suggested successors compile (slower here, and not
-        # GIL-free: docs/TRAINING.md) or export (a graph for another runtime)
-        warnings.simplefilter("ignore", DeprecationWarning)
-        trace = torch.jit.trace(net, (example.clone(),), check_trace=False)  # type: ignore[no-untyped-call]
-    _TRACES[net] = (key, trace)
-    return trace  # type: ignore[no-any-return]
+    trace: Forward = _kept(
+        _TRACES,
+        net,
+        lambda: torch.jit.trace(net, (example.clone(),), check_trace=False),  # type: ignore[no-untyped-call]
+    )
+    return trace
 
 
 #: each ``turn_trunk`` network's traces of its trunk and heads, and what they were made from
@@ -79,17 +92,11 @@ def traced_turn(net: nn.Module, example: Tensor) -> Any:
     one's trunk row. The same rules as :func:`traced_forward`: made once per network and state, no gradients,
     no autocast, the same numbers as the eager methods.
     """
-    key = _made_from(net)
-    known = _TURN_TRACES.get(net)
-    if known is not None and known[0] == key:
-        return known[1]
-    with torch.inference_mode(False), torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore", torch.jit.TracerWarning)  # type: ignore[attr-defined]
-        warnings.simplefilter("ignore", DeprecationWarning)
+
+    def make() -> Any:
         obs = example.clone()
-        trunk = tuple(net.trunk(obs))  # type: ignore[operator]
         member = torch.arange(obs.shape[0], device=obs.device)
-        inputs = {"trunk": (obs,), "heads": (trunk, obs, member)}
-        trace = torch.jit.trace_module(net, inputs, check_trace=False)  # type: ignore[no-untyped-call]
-    _TURN_TRACES[net] = (key, trace)
-    return trace
+        inputs = {"trunk": (obs,), "heads": (tuple(net.trunk(obs)), obs, member)}  # type: ignore[operator]
+        return torch.jit.trace_module(net, inputs, check_trace=False)  # type: ignore[no-untyped-call]
+
+    return _kept(_TURN_TRACES, net, make)
