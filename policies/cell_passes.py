@@ -50,8 +50,14 @@ def recording() -> bool:
     Then every function here runs the plain expression its docstring gives, out of place: the TorchScript
     exporter (``dw export --format mlagents``) mis-recorded the in-place steps on views.
     """
+    return bool(torch.jit.is_tracing()) or exporting()
+
+
+def exporting() -> bool:
+    """Return whether an ONNX exporter or torch.compile/torch.export records this pass (a TorchScript trace is
+    not one: :func:`recording` adds it)."""
     compiling = getattr(torch.compiler, "is_compiling", lambda: False)
-    return bool(torch.jit.is_tracing() or torch.onnx.is_in_onnx_export() or compiling())
+    return bool(torch.onnx.is_in_onnx_export() or compiling())
 
 
 # ---- the cell embedding ---------------------------------------------------------------------------------------

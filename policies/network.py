@@ -59,6 +59,7 @@ from policies.cell_passes import (
     add_lands_relu,
     attention_pool,
     embed_cells,
+    exporting,
     from_grid,
     may_overwrite,
     to_grid,
@@ -369,16 +370,15 @@ class HexPolicyNet(nn.Module):
             z, glob_h, attended = (part.index_select(0, member) for part in (z, glob_h, attended))
         cells, glob = self.phase_inputs(obs)
         b, c = cells.shape[0], x.shape[1]
+        # the cells scored: those with a phase plane set, every legal cell (the rest are masked), observation order
+        rows, where = (cells.amax(-1) > 0).nonzero(as_tuple=True)
+        source = trunk_rows(rows, member)  # their trunk rows
         if not self.turn_trunk:
-            # the cells scored: those with a phase plane set, every legal cell (the rest are masked), observation order
-            rows, where = (cells.amax(-1) > 0).nonzero(as_tuple=True)
-            source = rows if member is None else member.index_select(0, rows)  # their trunk rows
             scores = self.cell_head(x[source, self.cell_row[where]]).squeeze(-1)
         else:
             n = z.shape[1]
             per_land = c // n
-            rows, where, chosen, share = self.phase_planes(cells, n)
-            source = rows if member is None else member.index_select(0, rows)
+            chosen, share = self.phase_planes(cells, n)
             z = F.relu(z + self.phase_land(share.to(x.dtype)))
             t = {name: getattr(self, name) for name in TABLES}
             for layer in self.land_layers:
@@ -393,14 +393,13 @@ class HexPolicyNet(nn.Module):
         logits = torch.cat([cell_logits, self.pass_end_head(summary)], 1)
         return logits.float(), self.value_head(summary).squeeze(1).float()
 
-    def phase_planes(self, cells: Tensor, n: int) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-        """Return what the ``turn_trunk`` heads read of the phase planes ``cells`` [B, C, 8] (observation order):
-        (rows, cells) of the cells scored (a phase plane set, observation order), the ``selected`` plane [B, C]
-        land-major, and each land's share of every plane [B, n, 8] (the planes' mean over its cells)."""
+    def phase_planes(self, cells: Tensor, n: int) -> tuple[Tensor, Tensor]:
+        """Return what the ``turn_trunk`` heads read of the phase planes ``cells`` [B, C, 8] (observation order)
+        besides the scored cells: the ``selected`` plane [B, C] land-major, and each land's share of every plane
+        [B, n, 8] (the planes' mean over its cells)."""
         b, c, k = cells.shape
         planes = cells.index_select(1, self.land_cells).float()
-        rows, where = (cells.amax(-1) > 0).nonzero(as_tuple=True)
-        return rows, where, planes[:, :, 0], planes.view(b, n, c // n, k).mean(2)
+        return planes[:, :, 0], planes.view(b, n, c // n, k).mean(2)
 
     @staticmethod
     def scored_cells(
@@ -415,12 +414,12 @@ class HexPolicyNet(nn.Module):
         the same numbers), gathered together with the scored cells, so the backward pass writes one gradient
         of ``x``; an ONNX exporter records the product.
         """
-        if _exporting():
+        if exporting():  # a TorchScript trace records the gathers below as they run
             full = x if member is None else x.index_select(0, member)
             selected = torch.bmm(chosen.to(x.dtype).unsqueeze(1), full).squeeze(1)
             return x[source, at], selected
         rows, cell = chosen.nonzero(as_tuple=True)
-        picked = x[torch.cat([source, rows if member is None else member.index_select(0, rows)]), torch.cat([at, cell])]
+        picked = x[torch.cat([source, trunk_rows(rows, member)]), torch.cat([at, cell])]
         mine, sel = picked.split([source.shape[0], rows.shape[0]])
         sel = sel * chosen[rows, cell].to(x.dtype).unsqueeze(1)
         return mine, x.new_zeros(chosen.shape[0], x.shape[2]).index_add(0, rows, sel)
@@ -445,10 +444,9 @@ class HexPolicyNet(nn.Module):
         return self.heads(self.trunk(obs), obs)
 
 
-def _exporting() -> bool:
-    """Return whether an ONNX exporter or torch.compile/torch.export records this pass (a TorchScript trace is
-    not one: it records the gathers of :meth:`HexPolicyNet.scored_cells` as they run)."""
-    return bool(torch.onnx.is_in_onnx_export() or getattr(torch.compiler, "is_compiling", lambda: False)())
+def trunk_rows(rows: Tensor, member: Tensor | None) -> Tensor:
+    """Return the trunk row of each observation ``rows`` (:meth:`HexPolicyNet.heads`' ``member``; None: its own)."""
+    return rows if member is None else member.index_select(0, rows)
 
 
 def masked_logits(logits: Tensor, mask: Tensor) -> Tensor:
