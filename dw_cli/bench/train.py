@@ -30,6 +30,9 @@ evaluation left out:
 Each case runs in a fresh process, as a training run would: a process whose torch and numba thread pools
 were made for one thread ran the all-cores case at half its speed.
 
+The header names the CPU and its bfloat16 units (dw_cli/bench/machine.py): the standard-map figure depends on
+them (4,165 env steps/s on an Intel Xeon with AMX, 2,053 on an AMD EPYC without it, docs/TRAINING.md).
+
 Each line also gives the share of the time spent playing the rollout (network forward passes, the
 env, the scripted AIs); the rest is GAE and the PPO epochs.
 """
@@ -128,10 +131,14 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
     """Run the benchmark, print a table and return the numbers."""
     import os
 
+    from dw_cli.bench.machine import describe
     from policies.network import cpu_has_bf16_units
 
-    print(f"dw bench train: PPO self-play, rollout + update, {os.cpu_count()} CPU cores visible (higher is better)")
-    results: dict[str, Any] = {}
+    print(
+        f"dw bench train: PPO self-play, rollout + update, {os.cpu_count()} CPU cores visible ({describe()}; "
+        "higher is better)"
+    )
+    results: dict[str, Any] = {"machine": describe()}
     for case in CASES:
         results[case] = measure(case, max(seconds, MIN_SECONDS[CASES[case][0]]))
     print("  case                             env steps/s  learner decisions/s  rollout share  updates measured")
