@@ -503,9 +503,20 @@ def cpu_has_bf16_units() -> bool:
     oneDNN would emulate bfloat16 with float32 arithmetic plus conversions, so ``auto`` keeps float32 there (no
     such CPU was at hand to measure it).
     """
+    return bf16_units() != "none"
+
+
+def bf16_units() -> str:
+    """Return which bfloat16 matrix units torch finds on this CPU: "AMX", "AVX512-BF16" or "none"."""
     cpu = getattr(torch, "cpu", None)
-    checks = [getattr(cpu, name, None) for name in ("_is_amx_tile_supported", "_is_avx512_bf16_supported")]
-    return any(bool(check()) for check in checks if callable(check))
+
+    def has(name: str) -> bool:
+        check = getattr(cpu, name, None)
+        return bool(check()) if callable(check) else False
+
+    if has("_is_amx_tile_supported"):
+        return "AMX"
+    return "AVX512-BF16" if has("_is_avx512_bf16_supported") else "none"
 
 
 #: cells (batch rows x map cells) per forward chunk on a CPU: a chunk's activations (about 64 KB per 1,000

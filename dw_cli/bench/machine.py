@@ -10,7 +10,7 @@ from __future__ import annotations
 import platform
 from pathlib import Path
 
-import torch
+from policies.network import bf16_units
 
 #: where Linux names the CPU
 CPUINFO = Path("/proc/cpuinfo")
@@ -28,21 +28,6 @@ def cpu_model(cpuinfo: Path = CPUINFO) -> str:
     return platform.processor() or "unknown CPU"
 
 
-def bf16_units() -> str:
-    """Return which bfloat16 matrix units torch finds on this CPU: "AMX", "AVX512-BF16" or "none"."""
-    cpu = getattr(torch, "cpu", None)
-
-    def has(name: str) -> bool:
-        check = getattr(cpu, name, None)
-        return bool(check()) if callable(check) else False
-
-    if has("_is_amx_tile_supported"):
-        return "AMX"
-    if has("_is_avx512_bf16_supported"):
-        return "AVX512-BF16"
-    return "none"
-
-
 def describe() -> str:
-    """Return e.g. "AMD EPYC, bfloat16 units: AVX512-BF16"."""
+    """Return e.g. "AMD EPYC, bfloat16 units: AVX512-BF16" (:func:`policies.network.bf16_units`)."""
     return f"{cpu_model()}, bfloat16 units: {bf16_units()}"
