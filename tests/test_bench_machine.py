@@ -8,7 +8,7 @@ from pathlib import Path
 import torch
 
 from dw_cli.bench import machine
-from policies.network import cpu_has_bf16_units
+from policies.network import bf16_units, cpu_has_bf16_units
 
 
 def test_the_cpu_model_is_read_from_cpuinfo(tmp_path: Path) -> None:
@@ -31,7 +31,7 @@ def test_the_bf16_units_follow_torchs_checks(monkeypatch) -> None:  # type: igno
     for amx, avx, want in ((True, True, "AMX"), (False, True, "AVX512-BF16"), (False, False, "none")):
         monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda amx=amx: amx, raising=False)
         monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda avx=avx: avx, raising=False)
-        assert machine.bf16_units() == want
+        assert bf16_units() == want
         assert cpu_has_bf16_units() == (want != "none")
         assert machine.describe().endswith(f", bfloat16 units: {want}")
 

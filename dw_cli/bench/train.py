@@ -134,11 +134,11 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
     from dw_cli.bench.machine import describe
     from policies.network import cpu_has_bf16_units
 
+    results: dict[str, Any] = {"machine": describe()}
     print(
-        f"dw bench train: PPO self-play, rollout + update, {os.cpu_count()} CPU cores visible ({describe()}; "
+        f"dw bench train: PPO self-play, rollout + update, {os.cpu_count()} CPU cores visible ({results['machine']}; "
         "higher is better)"
     )
-    results: dict[str, Any] = {"machine": describe()}
     for case in CASES:
         results[case] = measure(case, max(seconds, MIN_SECONDS[CASES[case][0]]))
     print("  case                             env steps/s  learner decisions/s  rollout share  updates measured")
