@@ -235,11 +235,12 @@ def test_a_run_on_two_threads_is_reproducible_and_resumes_bit_identically(tmp_pa
     assert main(resume) == 0
     assert main(["train", "--config", str(CONFIG), "--run-dir", str(straight), *common]) == 0
     assert main(["train", "--config", str(CONFIG), "--run-dir", str(again), *common]) == 0
-    # every minibatch of these 12 updates (2 epochs of one) had its second replica in a worker process
-    assert calls["processes"] == 24 and calls["run"] == 0 and calls["map"] > 50
+    # every minibatch of these 12 updates (2 epochs of one) had its second replica in a worker process, and so
+    # had the warm start's clone of each of the 3 fresh runs (300 demonstrations: one minibatch)
+    assert calls["processes"] == 24 + 3 and calls["run"] == 0 and calls["map"] > 50
     on_threads = ["--set", "run.update_processes=false"]
     assert main(["train", "--config", str(CONFIG), "--run-dir", str(threads), *common, *on_threads]) == 0
-    assert calls["processes"] == 24 and calls["run"] == 8  # 4 updates with both replicas on threads
+    assert calls["processes"] == 27 and calls["run"] == 8 + 1  # 4 updates and the clone, both replicas on threads
     a, b, c, d = (checkpoint.load(run / "checkpoint.pt") for run in (split, straight, again, threads))
     assert a["config"]["run"]["network_threads"] == 2
     assert a["counters"]["updates"] == b["counters"]["updates"] == d["counters"]["updates"] == 4

@@ -14,6 +14,7 @@ final terminal reward), which gives the critic a sensible start.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -122,41 +123,92 @@ def _collect_share(args: tuple[Any, str, int, int, float, str]) -> dict[str, NDA
     return collect_demonstrations(options, teacher, decisions, seed=seed, explore=explore, game_id=game_id)
 
 
+@dataclass
+class CloneLoss:
+    """The cloning loss of one minibatch, chunk by chunk: ``loss(model, s, e)`` runs the forward and backward
+    pass of the minibatch's examples ``s:e`` and returns their statistics (scalar tensors).
+
+    The loss is the minibatch's mean cross-entropy of the teacher's actions plus half the mean squared error
+    of the outcomes; each term is a sum over the chunk divided by the minibatch's size ``n``, so the chunks'
+    gradients add up to the minibatch's. A :class:`training.update_processes.BatchedWork` whose ``batch`` is
+    the minibatch itself (obs, masks, actions, values): an update process gets a megabyte or two per
+    minibatch, never the whole demonstration set (hundreds of MB of shared memory).
+    """
+
+    batch: dict[str, Any]
+    n: int
+
+    def __call__(self, model: Any, s: int, e: int) -> dict[str, Any]:
+        import torch
+
+        from policies.network import evaluate_actions
+
+        b = self.batch
+        masks, actions = b["masks"][s:e], b["actions"][s:e]
+        logits, value = model(b["obs"][s:e])
+        logp, _ = evaluate_actions(logits, masks, actions)
+        loss = (-logp.sum() + 0.5 * ((value - b["values"][s:e]) ** 2).sum()) / self.n
+        loss.backward()
+        with torch.no_grad():
+            chosen = logits.masked_fill(masks == 0, -1e9).argmax(-1)
+            return {"loss": loss.detach(), "correct": (chosen == actions).sum().float()}
+
+
 def clone(
-    net: Any, data: dict[str, NDArray[Any]], *, epochs: int, learning_rate: float, batch_size: int, device: Any
+    net: Any,
+    data: dict[str, NDArray[Any]],
+    *,
+    epochs: int,
+    learning_rate: float,
+    batch_size: int,
+    device: Any,
+    threads: Any = None,
 ) -> dict[str, float]:
-    """Train ``net`` to choose the teacher's actions (cross-entropy over legal actions) and predict outcomes."""
+    """Train ``net`` to choose the teacher's actions (cross-entropy over legal actions) and predict outcomes.
+
+    Each minibatch runs in cache-sized chunks (``policies.network.chunk_rows``) on ``threads``
+    (a :class:`training.network_threads.NetworkThreads`: the trainer's, so the clone uses every core the PPO
+    update uses; None: the calling thread), as the PPO update does. Return the last epoch's mean loss and
+    accuracy.
+    """
     import torch
 
-    from policies.network import evaluate_actions
+    from policies.network import chunk_rows
+    from training.network_threads import NetworkThreads
 
-    obs = torch.from_numpy(data["obs"]).to(device)
-    masks = torch.from_numpy(data["masks"]).to(device)
-    actions = torch.from_numpy(data["actions"]).to(device)
-    values = torch.from_numpy(data["values"]).to(device)
+    demos = {key: torch.from_numpy(data[key]).to(device) for key in ("obs", "masks", "actions", "values")}
     optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate)
+    threads = threads or NetworkThreads(net, 1)
+    rows = chunk_rows(net, device)
+    size = len(demos["obs"])
     net.train()
     stats: dict[str, float] = {}
     for _ in range(epochs):
-        order = torch.randperm(len(obs), device=device)
-        losses, accuracy = [], []
-        for start in range(0, len(obs), batch_size):
+        order = torch.randperm(size, device=device)
+        losses, correct = [], 0.0
+        for start in range(0, size, batch_size):
             idx = order[start : start + batch_size]
-            logits, value = net(obs[idx])
-            logp, _ = evaluate_actions(logits, masks[idx], actions[idx])
-            loss = -logp.mean() + 0.5 * ((value - values[idx]) ** 2).mean()
+            n = len(idx)
+            # cache-sized chunks of equal size, as many for each thread: 512 small-map examples in 3 chunks
+            # would leave one of 2 cores idle a third of the time (4 chunks of 128: 1.5x one core's clone)
+            chunks = -(-n // rows)
+            pieces = min(n, -(-chunks // threads.threads) * threads.threads)
+            cuts = [round(k * n / pieces) for k in range(pieces + 1)]
+            work = CloneLoss({key: value[idx] for key, value in demos.items()}, n)
             optimizer.zero_grad(set_to_none=True)
-            loss.backward()
+            sums = threads.run(list(zip(cuts[:-1], cuts[1:], strict=True)), work)
             optimizer.step()
-            losses.append(loss.item())
-            masked = logits.masked_fill(masks[idx] == 0, -1e9)
-            accuracy.append((masked.argmax(-1) == actions[idx]).float().mean().item())
-        stats = {"loss": float(np.mean(losses)), "accuracy": float(np.mean(accuracy))}
+            losses.append(float(sums["loss"]))
+            correct += float(sums["correct"])
+        stats = {"loss": float(np.mean(losses)), "accuracy": correct / size}
     return stats
 
 
-def warm_start(net: Any, config: TrainConfig, writer: Any, device: Any) -> None:
-    """Clone the configured scripted AI into ``net`` before PPO; log its loss and accuracy, print a line."""
+def warm_start(net: Any, config: TrainConfig, writer: Any, device: Any, threads: Any = None) -> None:
+    """Clone the configured scripted AI into ``net`` before PPO; log its loss and accuracy, print a line.
+
+    ``threads``: the trainer's :class:`training.network_threads.NetworkThreads` (None: the calling thread).
+    """
     import os
 
     im = config.imitation
@@ -165,7 +217,15 @@ def warm_start(net: Any, config: TrainConfig, writer: Any, device: Any) -> None:
     data = collect_parallel(
         config.options, im.teacher, im.decisions, seed=config.run.seed, workers=workers, game_id=config.game_id
     )
-    stats = clone(net, data, epochs=im.epochs, learning_rate=im.learning_rate, batch_size=im.batch_size, device=device)
+    stats = clone(
+        net,
+        data,
+        epochs=im.epochs,
+        learning_rate=im.learning_rate,
+        batch_size=im.batch_size,
+        device=device,
+        threads=threads,
+    )
     for name, value in stats.items():
         writer.add_scalar(f"imitation/{name}", value, 0)
     print(

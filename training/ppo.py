@@ -676,15 +676,18 @@ def start_session(
     (run_dir / "config.yaml").write_text(to_yaml(config))
     writer = SummaryWriter(str(run_dir), purge_step=counters["env_steps"] if resume else None)
     writer.add_text("config", "```yaml\n" + to_yaml(config) + "```", counters["env_steps"])
+    passes = NetworkThreads(net, thread_count(config.run.network_threads), processes=config.run.update_processes)
     if resume is None and config.imitation.teacher != "none":
-        warm_start(net, config, writer, device)
+        try:
+            warm_start(net, config, writer, device, passes)  # on the update's threads (or processes) too
+        except BaseException:
+            passes.close()  # no worker thread or process outlives a failed start
+            raise
     amp = use_amp(config, device)
     shaping = config.env.conquest_shaping if layout is not None else 0.0
     ctx = {"device": device, "amp": amp, "rng": rng, "layout": layout, "conquest_shaping": shaping}
     ctx["score_potential"] = config.env.score_potential if layout is not None else 0.0
-    ctx["threads"] = NetworkThreads(
-        net, thread_count(config.run.network_threads), processes=config.run.update_processes
-    )
+    ctx["threads"] = passes
     frozen = Frozen(lambda: make_network(config, device))
     return Session(config, net, optimizer, table, rollout, frozen, writer, run_dir, ctx, counters, deadline)
 
