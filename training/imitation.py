@@ -179,7 +179,7 @@ def clone(
     demos = {key: torch.from_numpy(data[key]).to(device) for key in ("obs", "masks", "actions", "values")}
     optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate)
     threads = threads or NetworkThreads(net, 1)
-    rows = chunk_rows(net, device)
+    rows, on_cpu = chunk_rows(net, torch.device(device)), torch.device(device).type == "cpu"
     size = len(demos["obs"])
     net.train()
     stats: dict[str, float] = {}
@@ -189,10 +189,10 @@ def clone(
         for start in range(0, size, batch_size):
             idx = order[start : start + batch_size]
             n = len(idx)
-            # cache-sized chunks of equal size, as many for each thread: 512 small-map examples in 3 chunks
-            # would leave one of 2 cores idle a third of the time (4 chunks of 128: 1.5x one core's clone)
-            chunks = -(-n // rows)
-            pieces = min(n, -(-chunks // threads.threads) * threads.threads)
+            pieces = -(-n // rows)  # on a GPU one chunk holds the minibatch, as in the PPO update
+            if on_cpu:  # cache-sized chunks of equal size, as many for each thread: 512 small-map examples in 3
+                # chunks would leave one of 2 cores idle a third of the time (4 of 128: 1.5x one core's clone)
+                pieces = min(n, -(-pieces // threads.threads) * threads.threads)
             cuts = [round(k * n / pieces) for k in range(pieces + 1)]
             work = CloneLoss({key: value[idx] for key, value in demos.items()}, n)
             optimizer.zero_grad(set_to_none=True)
