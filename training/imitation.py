@@ -141,7 +141,7 @@ class CloneLoss:
     def __call__(self, model: Any, s: int, e: int) -> dict[str, Any]:
         import torch
 
-        from policies.network import evaluate_actions
+        from policies.network import evaluate_actions, masked_logits
 
         b = self.batch
         masks, actions = b["masks"][s:e], b["actions"][s:e]
@@ -150,7 +150,7 @@ class CloneLoss:
         loss = (-logp.sum() + 0.5 * ((value - b["values"][s:e]) ** 2).sum()) / self.n
         loss.backward()
         with torch.no_grad():
-            chosen = logits.masked_fill(masks == 0, -1e9).argmax(-1)
+            chosen = masked_logits(logits, masks).argmax(-1)
             return {"loss": loss.detach(), "correct": (chosen == actions).sum().float()}
 
 
@@ -176,10 +176,11 @@ def clone(
     from policies.network import chunk_rows
     from training.network_threads import NetworkThreads
 
+    device = torch.device(device)
     demos = {key: torch.from_numpy(data[key]).to(device) for key in ("obs", "masks", "actions", "values")}
     optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate)
     threads = threads or NetworkThreads(net, 1)
-    rows, on_cpu = chunk_rows(net, torch.device(device)), torch.device(device).type == "cpu"
+    rows = chunk_rows(net, device)
     size = len(demos["obs"])
     net.train()
     stats: dict[str, float] = {}
@@ -190,8 +191,9 @@ def clone(
             idx = order[start : start + batch_size]
             n = len(idx)
             pieces = -(-n // rows)  # on a GPU one chunk holds the minibatch, as in the PPO update
-            if on_cpu:  # cache-sized chunks of equal size, as many for each thread: 512 small-map examples in 3
-                # chunks would leave one of 2 cores idle a third of the time (4 of 128: 1.5x one core's clone)
+            if device.type == "cpu":  # cache-sized chunks of equal size, as many for each thread: 512
+                # small-map examples in 3 chunks would leave one of 2 cores idle a third of the time (4 of 128:
+                # 1.5x one core's clone)
                 pieces = min(n, -(-pieces // threads.threads) * threads.threads)
             cuts = [round(k * n / pieces) for k in range(pieces + 1)]
             work = CloneLoss({key: value[idx] for key, value in demos.items()}, n)
