@@ -53,6 +53,10 @@ def test_unknown_game_option_is_named() -> None:
         ({"env": {"num_envs": 1}}, r"env\.num_envs: must be an integer in 3\.\.65536, got 1"),
         ({"ppo": {"gamma": 1.5}}, r"ppo\.gamma: must be a finite number in 0\.0\.\.1\.0, got 1\.5"),
         ({"run": {"device": "tpu"}}, r"run\.device: must be one of auto, cpu, cuda, got 'tpu'"),
+        (
+            {"ppo": {"anneal_until": "minutes"}},
+            r"ppo\.anneal_until: must be one of steps, first_limit, got 'minutes'",
+        ),
         ({"ppo": {"norm_adv": "yes"}}, r"ppo\.norm_adv: must be true or false, got 'yes'"),
         ({"league": {"weights": {"sensei": 1}}}, r"league\.weights: unknown opponent kind 'sensei'; allowed: latest"),
         ({"league": {"weights": {"random": -1}}}, r"league\.weights: the weight of random must be .* >= 0, got -1"),

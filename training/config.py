@@ -111,8 +111,8 @@ class RunConfig(_Section):
     #: stop after this many environment steps (decisions of every seat, both phases) ...
     total_env_steps: int = _int(5_000_000, 1)
     #: ... or after this many minutes of wall-clock time (warm start included), whichever comes first
-    #: (0: no time limit); the learning rate anneals with the steps, so this limit is the safety net
-    max_minutes: float = _float(12.0, 0.0, 1e7)
+    #: (0: no time limit); ppo.anneal_until says whether the learning rate's decay follows this limit too
+    max_minutes: float = _float(13.0, 0.0, 1e7)
     device: Literal["auto", "cpu", "cuda"] = "auto"
     #: bf16 autocast on CUDA ("auto": on when the device is CUDA; CPUs gain nothing from it here)
     amp: Literal["auto", "on", "off"] = "auto"
@@ -191,7 +191,14 @@ class PPOConfig(_Section):
     """PPO's hyperparameters (names as in CleanRL's ppo.py)."""
 
     learning_rate: float = _float(3e-4, 0.0, 1.0)
+    #: decay the learning rate linearly to 0 at the end of the run ...
     anneal_lr: bool = True
+    #: ... the end being run.total_env_steps (``steps``: every update's rate is a function of the step count,
+    #: so a run repeats exactly), or whichever of total_env_steps and run.max_minutes comes first
+    #: (``first_limit``: once a tenth of the session's PPO time has passed, the end is the step count the
+    #: session's pace reaches at the deadline when that is fewer, so a run that the clock stops on a slower
+    #: machine still ends annealed; where the steps end the run first it is the same as ``steps``)
+    anneal_until: Literal["steps", "first_limit"] = "first_limit"
     gamma: float = _float(0.995, 0.0, 1.0)
     gae_lambda: float = _float(0.95, 0.0, 1.0)
     num_minibatches: int = _int(8, 1, 4096)

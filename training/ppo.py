@@ -622,6 +622,40 @@ class Session:
         save_checkpoint(self.run_dir / "checkpoint.pt", self.net, self.config, self.counters, state)
 
 
+@dataclass
+class LearningRate:
+    """ppo.anneal_lr's linear decay from ppo.learning_rate to 0 at the run's end (ppo.anneal_until).
+
+    The end is ``run.total_env_steps``; with ``anneal_until: first_limit`` and a deadline (run.max_minutes)
+    it is the step count this session's pace reaches at the deadline when that comes first, projected only
+    once a tenth of the session's PPO time has passed (the first updates' warm-up would understate the pace).
+    Where the steps end the run first the projection stays above them and the schedule is the steps' own.
+    """
+
+    MEASURE_AFTER: ClassVar[float] = 0.1  # the share of the PPO time before the pace is trusted
+
+    start_steps: int  # env steps when this session's PPO began (a resumed run's count)
+    started: float  # time.monotonic() then
+    deadline: float  # time.monotonic() at which run.max_minutes is over (inf: no limit)
+
+    def end_steps(self, config: TrainConfig, steps: int, now: float) -> float:
+        """The step count at which the decay reaches 0, as known at ``now``."""
+        total = float(config.run.total_env_steps)
+        if config.ppo.anneal_until == "steps" or self.deadline == float("inf"):
+            return total
+        elapsed = now - self.started
+        if elapsed < self.MEASURE_AFTER * (self.deadline - self.started) or elapsed <= 0 or steps <= self.start_steps:
+            return total
+        pace = (steps - self.start_steps) / elapsed
+        return min(total, steps + pace * max(0.0, self.deadline - now))
+
+    def at(self, config: TrainConfig, steps: int, now: float) -> float:
+        """The learning rate of the update that starts at ``steps`` env steps and time ``now``."""
+        if not config.ppo.anneal_lr:
+            return config.ppo.learning_rate
+        return config.ppo.learning_rate * max(0.0, 1.0 - steps / self.end_steps(config, steps, now))
+
+
 def start_session(
     config: TrainConfig, resume: str | Path | None, run_dir: Path | None, overwrite: bool = False
 ) -> Session:
@@ -746,9 +780,10 @@ def _train(
         disable=not config.run.progress,
         dynamic_ncols=True,
     )
+    schedule = LearningRate(s.counters["env_steps"], time.monotonic(), s.deadline)
     while s.running() and not stop.requested:
         started = time.perf_counter()
-        lr = config.ppo.learning_rate * (1.0 - s.counters["env_steps"] / total if config.ppo.anneal_lr else 1.0)
+        lr = schedule.at(config, s.counters["env_steps"], time.monotonic())
         for group in s.optimizer.param_groups:
             group["lr"] = lr
         # 2. rollout
