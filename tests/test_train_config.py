@@ -58,6 +58,7 @@ def test_unknown_game_option_is_named() -> None:
             r"ppo\.anneal_until: must be one of steps, first_limit, got 'minutes'",
         ),
         ({"ppo": {"norm_adv": "yes"}}, r"ppo\.norm_adv: must be true or false, got 'yes'"),
+        ({"eval": {"opening_plies": -1}}, r"eval\.opening_plies: must be an integer in 0\.\.1000, got -1"),
         ({"league": {"weights": {"sensei": 1}}}, r"league\.weights: unknown opponent kind 'sensei'; allowed: latest"),
         ({"league": {"weights": {"random": -1}}}, r"league\.weights: the weight of random must be .* >= 0, got -1"),
         ({"league": {"weights": {"random": 0}}}, r"at least one opponent kind a positive weight"),

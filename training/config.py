@@ -12,7 +12,7 @@ the default run (``configs/small.yaml``: the small map on a CPU)::
     network: channels, cell_layers, land_layers, head_hidden
     league:  snapshot_every, keep, weights (opponent kind -> sampling weight), rating_window, seat_focus
     imitation: teacher, decisions, epochs, learning_rate, batch_size, workers (warm start: clone an AI)
-    eval:    final_games, final_opponents, greedy
+    eval:    final_games, final_opponents, greedy, opening_plies
 
 A section left out or left empty (``game:`` with nothing under it) takes its defaults, and so does every
 key a section leaves out; for ``game`` that is the default run's small map (``land_radius: 1, map_radius:
@@ -294,6 +294,9 @@ class EvalConfig(_Section):
     final_opponents: list[Scripted] = Field(default_factory=lambda: _default_opponents(), max_length=100)
     #: play the most probable action (True) or sample from the policy (False)
     greedy: bool = False
+    #: every game starts from this many random plies (the arena's ``--opening-plies``: game ``g`` plays opening
+    #: ``g // players`` from seat ``g % players``, the same openings against every opponent); 0: the start position
+    opening_plies: int = _int(3, 0, 1000)
 
 
 class TrainConfig(_Section):

@@ -844,6 +844,7 @@ def final_evaluation(s: Session) -> list[Any]:
             amp=s.ctx["amp"],
             env_threads=threads,
             game_id=s.config.game_id,
+            opening_plies=ev.opening_plies,
         )
         for opp in ev.final_opponents
     ]
