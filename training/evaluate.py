@@ -14,7 +14,6 @@ players counts ``1/k``, a truncated game 0. Intervals are Wilson 95% intervals (
 
 from __future__ import annotations
 
-import hashlib
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from policies import games as game_adapters
-from training.arena import opening_moves
+from training.arena import game_hash, opening_moves
 from training.game_setup import eval_env, scripted_seats
 from training.league import game_result
 from training.rating import wilson_interval
@@ -93,7 +92,7 @@ def evaluate(
     opening: list[deque[Any]] = [deque() for _ in range(n)]  # each slot's opening moves still to play
     queued: list[deque[int]] = [deque() for _ in range(n)]  # env actions of the opening move being played
     played: list[list[int]] = [[] for _ in range(n)]  # each slot's env actions this game (distinct games)
-    hashes: set[bytes] = set()
+    hashes: set[str] = set()
 
     def start(slot: int) -> None:
         nonlocal started
@@ -102,7 +101,7 @@ def evaluate(
         scripted.start_game(slot, opponent, int(rng.integers(2**31)))
         opening[slot] = deque(opening_moves(options, seed, g // players, opening_plies, game_id))
         queued[slot].clear()
-        played[slot] = [g % players]  # the network's seat, then every env action
+        played[slot] = []
 
     def opening_action(slot: int) -> int:
         """The next env action of the slot's opening: a Domain Wheel move is a piece, then its destination."""
@@ -143,7 +142,7 @@ def evaluate(
                     seat_wins[int(seat[slot])] += credit
                     truncated += int(bool(trunc[slot]))
                     done += 1
-                    hashes.add(hashlib.blake2b(np.asarray(played[slot], np.int32).tobytes(), digest_size=8).digest())
+                    hashes.add(game_hash((str(seat[slot]),), played[slot]))  # the network's seat, every action
                 start(int(slot))
                 seat[slot] = game_of[slot] % players
     finally:
@@ -159,8 +158,7 @@ def format_results(results: list[EvalResult]) -> str:
         lines.append(
             f"{r.opponent:<16} {r.games:>6} {r.distinct:>8} {r.rate:>9.1%}  [{low:.1%}, {high:.1%}]  {r.truncated:>5}"
         )
-    plies = {r.opening_plies for r in results}
-    if plies and plies != {0}:
-        k = max(plies)
+    k = max((r.opening_plies for r in results), default=0)
+    if k:
         lines.append(f"each game from {k} random opening plies (the arena's openings, the same for every opponent)")
     return "\n".join(lines)
