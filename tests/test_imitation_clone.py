@@ -16,7 +16,14 @@ torch = pytest.importorskip("torch")
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
 from policies.network import HexPolicyNet, evaluate_actions  # noqa: E402
-from training.imitation import CloneLoss, clone, collect_demonstrations  # noqa: E402
+from training.imitation import (  # noqa: E402
+    GAMES_IN_FLIGHT,
+    CloneLoss,
+    clone,
+    collect_demonstrations,
+    collect_parallel,
+    worker_shares,
+)
 from training.network_threads import NetworkThreads  # noqa: E402
 
 SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=60)
@@ -108,3 +115,28 @@ def test_each_thread_gets_as_many_chunks_of_about_the_same_size(demos, monkeypat
         assert chunks[-1][1] in (BATCH, 100 - 2 * BATCH)
         assert len(chunks) % threads == 0 and max(sizes) - min(sizes) <= 1 and min(sizes) > 0
         assert max(sizes) <= 15
+
+
+def test_worker_shares_split_the_games_in_flight_and_the_decisions_alike() -> None:
+    """Every game slot is played for the same number of steps (give or take one) on any worker count."""
+    for decisions in (0, 1, 100, 50_000, 240_001):
+        for workers in (1, 2, 3, 16, 64, 100):
+            shares = worker_shares(decisions, workers)
+            assert len(shares) == min(workers, GAMES_IN_FLIGHT)
+            assert sum(games for _, games in shares) == GAMES_IN_FLIGHT
+            assert sum(share for share, _ in shares) == decisions
+            per_game = [share / games for share, games in shares]
+            assert max(per_game) - min(per_game) <= 1.0, (decisions, workers, shares)
+    assert worker_shares(50_000, 16) == [(3125, 4)] * 16  # 781 steps of each slot, not 49 (64 games a worker)
+    with pytest.raises(ValueError, match="workers >= 1"):
+        worker_shares(10, 0)
+
+
+def test_collect_parallel_plays_the_games_in_flight_across_workers() -> None:
+    """Two workers play 32 games each (seeds seed and seed + 1), not 64 each: the same examples as those two
+    shares collected here, in order."""
+    data = collect_parallel(SMALL, "balanced", 300, seed=7, workers=2)
+    parts = [collect_demonstrations(SMALL, "balanced", 150, seed=7 + k, num_envs=32) for k in range(2)]
+    for key in ("obs", "masks", "actions", "values"):
+        np.testing.assert_array_equal(data[key], np.concatenate([part[key] for part in parts]))
+    assert 300 <= len(data["actions"]) < 300 + 2 * 32  # each worker stops within one step of its share
