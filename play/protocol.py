@@ -121,7 +121,7 @@ def _check_generic(kind: str, fields: JSON) -> None:
         ply = fields["ply"]
         if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
             raise InputError("bad_message", f"field 'ply' must be a non-negative integer, got {brief(ply)}")
-    if kind == "set_speed" and fields["speed"] not in AI_SPEEDS:
+    if kind == "set_speed" and (not isinstance(fields["speed"], str) or fields["speed"] not in AI_SPEEDS):
         raise InputError("bad_message", f"unknown AI speed {brief(fields['speed'])}", allowed=list(AI_SPEEDS))
     if kind == "input" and not isinstance(fields["action"], str):
         raise InputError("bad_message", f"field 'action' must be a string, got {brief(fields['action'])}")

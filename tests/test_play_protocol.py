@@ -60,6 +60,8 @@ def test_valid_messages_parse() -> None:
         ('{"type": "hello", "room": 5}', "bad_message", "room"),
         ('{"type": "hello", "room": "r", "seat": "0"}', "bad_message", "seat"),
         ('{"type": "set_speed", "speed": "warp"}', "bad_message", "warp"),
+        ('{"type": "set_speed", "speed": []}', "bad_message", "speed"),  # unhashable: once a TypeError
+        ('{"type": "set_speed", "speed": {"fast": 1}}', "bad_message", "speed"),
         ('{"type": "ping", "id": [1]}', "bad_message", "id"),
         ('{"type": "input", "action": 3}', "bad_message", "action"),
     ],
