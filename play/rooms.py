@@ -300,7 +300,7 @@ class RoomManager:
         else:
             options = adapter.parse_options(body.get("options"))
         speed = body.get("ai_speed", "normal")
-        if speed not in protocol.AI_SPEEDS:
+        if not isinstance(speed, str) or speed not in protocol.AI_SPEEDS:
             raise InputError(
                 "bad_message", f"unknown ai_speed {protocol.brief(speed)}", allowed=list(protocol.AI_SPEEDS)
             )

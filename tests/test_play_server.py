@@ -175,6 +175,7 @@ def test_layout_endpoint_and_room_summary_hide_tokens(client: TestClient) -> Non
         ({"seats": [{"type": "human", "name": "x" * 99}] * 3}, "bad_message"),
         ({"game": "chess"}, "unknown_game"),
         ({"ai_speed": "warp"}, "bad_message"),
+        ({"ai_speed": ["fast"]}, "bad_message"),  # unhashable: once a TypeError, answered 500
         ({"bogus": 1}, "bad_message"),
     ],
 )
