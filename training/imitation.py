@@ -112,13 +112,14 @@ def collect_parallel(
     shares = worker_shares(decisions, workers)
     # the workers ignore Ctrl-C: the terminal sends it to the whole process group, and the run itself decides
     # what to do with it (finish the warm start, then write a checkpoint: training/interrupt.py)
-    with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_ignore_interrupts) as pool:
+    spawn = mp.get_context("spawn")
+    with ProcessPoolExecutor(len(shares), mp_context=spawn, initializer=_ignore_interrupts) as pool:
         parts = list(
             pool.map(
                 _collect_share,
                 [
-                    (options, teacher, share, games, seed + k, explore, game_id)
-                    for k, (share, games) in enumerate(shares)
+                    (options, teacher, share, slots, seed + k, explore, game_id)
+                    for k, (share, slots) in enumerate(shares)
                     if share > 0
                 ],
             )
@@ -133,9 +134,9 @@ def worker_shares(decisions: int, workers: int) -> list[tuple[int, int]]:
     if decisions < 0 or workers < 1:
         raise ValueError(f"decisions must be >= 0 and workers >= 1, got {decisions} and {workers}")
     used = min(workers, GAMES_IN_FLIGHT)
-    games = [GAMES_IN_FLIGHT // used + (k < GAMES_IN_FLIGHT % used) for k in range(used)]
-    cuts = np.cumsum([0, *games]) * decisions // GAMES_IN_FLIGHT
-    return [(int(cuts[k + 1] - cuts[k]), games[k]) for k in range(used)]
+    slots = [GAMES_IN_FLIGHT // used + (k < GAMES_IN_FLIGHT % used) for k in range(used)]
+    cuts = np.cumsum([0, *slots]) * decisions // GAMES_IN_FLIGHT
+    return [(int(cuts[k + 1] - cuts[k]), slots[k]) for k in range(used)]
 
 
 def _ignore_interrupts() -> None:
@@ -145,9 +146,9 @@ def _ignore_interrupts() -> None:
 
 
 def _collect_share(args: tuple[Any, str, int, int, int, float, str]) -> dict[str, NDArray[Any]]:
-    options, teacher, decisions, games, seed, explore, game_id = args
+    options, teacher, decisions, slots, seed, explore, game_id = args
     return collect_demonstrations(
-        options, teacher, decisions, seed=seed, explore=explore, num_envs=games, game_id=game_id
+        options, teacher, decisions, seed=seed, explore=explore, num_envs=slots, game_id=game_id
     )
 
 
