@@ -121,10 +121,18 @@ def _check_generic(kind: str, fields: JSON) -> None:
         ply = fields["ply"]
         if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
             raise InputError("bad_message", f"field 'ply' must be a non-negative integer, got {brief(ply)}")
-    if kind == "set_speed" and (not isinstance(fields["speed"], str) or fields["speed"] not in AI_SPEEDS):
-        raise InputError("bad_message", f"unknown AI speed {brief(fields['speed'])}", allowed=list(AI_SPEEDS))
+    if kind == "set_speed":
+        check_ai_speed(fields["speed"], "AI speed")
     if kind == "input" and not isinstance(fields["action"], str):
         raise InputError("bad_message", f"field 'action' must be a string, got {brief(fields['action'])}")
+
+
+def check_ai_speed(value: Any, label: str) -> str:
+    """Return ``value`` if it names one of :data:`AI_SPEEDS`; else an InputError naming them (any JSON value,
+    lists and objects too, is refused rather than raising)."""
+    if not isinstance(value, str) or value not in AI_SPEEDS:
+        raise InputError("bad_message", f"unknown {label} {brief(value)}", allowed=list(AI_SPEEDS))
+    return value
 
 
 def error(exc: InputError, re: str | int | None = None) -> JSON:

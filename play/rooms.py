@@ -299,11 +299,7 @@ class RoomManager:
             options, start = adapter.parse_position(body["position"])
         else:
             options = adapter.parse_options(body.get("options"))
-        speed = body.get("ai_speed", "normal")
-        if not isinstance(speed, str) or speed not in protocol.AI_SPEEDS:
-            raise InputError(
-                "bad_message", f"unknown ai_speed {protocol.brief(speed)}", allowed=list(protocol.AI_SPEEDS)
-            )
+        speed = protocol.check_ai_speed(body.get("ai_speed", "normal"), "ai_speed")
         seed = body.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
             raise InputError("bad_message", f"seed must be a non-negative integer, got {protocol.brief(seed)}")

@@ -109,21 +109,16 @@ def collect_parallel(
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
-    shares = worker_shares(decisions, workers)
+    tasks = [
+        (options, teacher, share, slots, seed + k, explore, game_id)
+        for k, (share, slots) in enumerate(worker_shares(decisions, workers))
+        if share > 0
+    ]
     # the workers ignore Ctrl-C: the terminal sends it to the whole process group, and the run itself decides
     # what to do with it (finish the warm start, then write a checkpoint: training/interrupt.py)
     spawn = mp.get_context("spawn")
-    with ProcessPoolExecutor(len(shares), mp_context=spawn, initializer=_ignore_interrupts) as pool:
-        parts = list(
-            pool.map(
-                _collect_share,
-                [
-                    (options, teacher, share, slots, seed + k, explore, game_id)
-                    for k, (share, slots) in enumerate(shares)
-                    if share > 0
-                ],
-            )
-        )
+    with ProcessPoolExecutor(len(tasks), mp_context=spawn, initializer=_ignore_interrupts) as pool:
+        parts = list(pool.map(_collect_share, tasks))
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
 
