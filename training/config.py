@@ -139,6 +139,9 @@ class RunConfig(_Section):
     rollout_workers: int = _int(0, 0, 1024)
     #: the Ray cluster of the rollout actors: auto, HOST:PORT or local (None: a fresh one on this machine)
     cluster: str | None = None
+    #: the scripted AIs' moves in this many worker processes (training/scripted_processes.py; 0: on the
+    #: trainer's thread): for leagues heavy in AIs on many cores, e.g. a GPU machine's. The same run for any count
+    scripted_workers: int = _int(0, 0, 256)
 
     @field_validator("cluster")
     @classmethod
@@ -354,6 +357,20 @@ class TrainConfig(_Section):
                 raise ValueError(
                     f"{where}: {kind} is not a seat of {self.game_id}; allowed: {', '.join(sorted(seats))}"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _scripted_workers_where_they_serve(self) -> TrainConfig:
+        if self.run.scripted_workers and self.game_id != games.DEFAULT_GAME:
+            raise ValueError(
+                f"run.scripted_workers: {self.game_id}'s seats play on the trainer's thread; allowed: 0"
+                " (worker processes serve Domain Wheel's AIs)"
+            )
+        if self.run.scripted_workers and self.run.rollout_workers:
+            raise ValueError(
+                "run.scripted_workers: rollouts on Ray actors (run.rollout_workers > 0) play their AIs on the"
+                " actors; allowed: 0 with run.rollout_workers"
+            )
         return self
 
     @model_validator(mode="after")

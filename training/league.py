@@ -323,3 +323,10 @@ class ScriptedSeats:
         if len(actions) == 2:
             self.pending[slot] = actions[1]
         return actions[0]
+
+    def close(self) -> None:
+        """Release nothing: the AIs live in this process (training/scripted_processes.py's do not)."""
+
+    def actions(self, slots: Any, kinds: list[str], seats: Any) -> list[int]:
+        """Return the env actions of the AIs to act in ``slots`` (``kinds[i]`` playing ``seats[i]``), in order."""
+        return [self.action(int(s), k, int(seat)) for s, k, seat in zip(slots, kinds, seats, strict=True)]

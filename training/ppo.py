@@ -63,6 +63,7 @@ from training.interrupt import StopRequest
 from training.league import LATEST, League, ScriptedSeats, game_result
 from training.network_threads import NetworkThreads, thread_count
 from training.resume import check_resumable, restore_training, save_checkpoint, saved_counters, training_state
+from training.scripted_processes import ScriptedProcesses
 
 
 # ---- 1. setup -----------------------------------------------------------------------------------------
@@ -309,7 +310,7 @@ def collect_rollout(
 
         def play_scripted(slots: NDArray[np.int64] = scripted, out: list[list[int]] = played) -> None:
             """The scripted AIs' moves this step (each AI draws from its own generator)."""
-            out.append([table.scripted.action(int(s), table.opponent[s], int(table.player[s])) for s in slots])
+            out.append(table.scripted.actions(slots, [table.opponent[s] for s in slots], table.player[slots]))
 
         # on several threads the scripted AIs play on this one while the others start the network's passes
         chunk_map = ctx["threads"].beside(play_scripted) if "threads" in ctx else spread
@@ -692,7 +693,10 @@ def start_session(
     league = League(config.league, n, num_players(config.game_id))
     obs, masks, player = env.reset()
     seats, games = np.zeros(n, np.int64), np.zeros(n, np.int64)
-    scripted = scripted_seats(config.game_id, env)
+    if config.run.scripted_workers and league.num_scripted:
+        scripted: ScriptedSeats = ScriptedProcesses(env, config.run.scripted_workers)
+    else:
+        scripted = scripted_seats(config.game_id, env)
     table = Table(env, league, scripted, obs, masks, player.astype(np.int64), seats, [LATEST] * n, games)
     table.opening, table.opening_plies = np.zeros(n, np.int64), config.env.opening_plies
     for slot in range(n):
@@ -808,6 +812,7 @@ def _train(
     if remote is not None:
         remote.close()
     s.save()
+    s.table.scripted.close()  # after the checkpoint, which reads their states
     save_checkpoint(s.run_dir / "policy.pt", s.net, config, s.counters, None)
     stop.abort_on_signal()  # checkpoint and policy are written: Ctrl-C in the evaluation just ends it
     ratings = log_ratings(s.writer, s.counters["env_steps"], s.table.league)

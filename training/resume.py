@@ -121,8 +121,8 @@ def training_state(table: TableLike, rollout: RolloutLike, optimizer: Any, rng: 
     league = table.league
     scripted = [
         {"slot": slot, "seat": seat, "kind": kind, "state": policy.state_dict()}
-        for (slot, seat, kind), policy in table.scripted.policies.items()
-    ]
+        for (slot, seat, kind), policy in sorted(table.scripted.policies.items(), key=lambda item: item[0])
+    ]  # in key order: the same list whichever process holds the AIs (training/scripted_processes.py)
     return {
         "optimizer": optimizer.state_dict(),
         "rng": {

@@ -31,6 +31,7 @@ RESUME_OVERRIDABLE: tuple[str, ...] = (
     "run.device",
     "run.torch_threads",
     "run.env_threads",
+    "run.scripted_workers",  # the same run for any count (training/scripted_processes.py)
     "run.cluster",  # the same rollouts on another cluster (the actor count, run.rollout_workers, stays)
     "eval.final_games",
     "eval.final_opponents",

@@ -1,0 +1,289 @@
+"""The scripted AIs' seats in worker processes: ``run.scripted_workers: N`` (Domain Wheel, local rollouts).
+
+Why. The scripted AIs are Python: on the standard map a move costs Center, Balanced, Raider or Guardian
+0.24-0.35 ms on one core, and the trainer asks them on its own thread (training/league.py's
+:class:`~training.league.ScriptedSeats`). A league that plays most of its games against them, as the
+shipped standard agent's stages 5-8 did (87% in stage 8), then asks for about 300 moves each time the 1,024
+games of a GPU run step once: about 100 ms, against a few ms for the network's batched pass. So on a GPU
+machine the AIs, not the GPU, set the pace, and a league light enough in AIs to keep the GPU busy trains the
+agent mostly against itself, which cost a GPU stage from the shipped agent half its wins against Center and
+Guardian (docs/TRAINING.md, "A GPU stage from the shipped agent"). Here the AIs of the scripted group's
+slots play in N worker processes, one share of the slots each, while the trainer's thread waits on them
+(and, with ``run.network_threads`` > 1, the other threads start the network's passes).
+
+How. Worker ``k`` owns the AIs of the slots ``slot % N == k``: one object per slot, seat and kind, made and
+reseeded exactly as :class:`~training.league.ScriptedSeats` does. Each step the trainer sends every worker
+the games its AIs must move in (the state arrays of each game, a few kilobytes) together with the new games
+started since the last step, and reads back the env actions of each move. A move's second action waits in
+the trainer (``pending``), as in-process. Every AI draws only from its own generator and sees the same game
+at the same call, so a run's decisions are exactly the in-process ones for any N: ``--resume`` is exact and
+N is not part of a run's results. A checkpoint reads the AIs' states (:attr:`ScriptedProcesses.policies`)
+from the workers, and a resumed run sends them the saved ones.
+
+A worker is a fresh interpreter (not multiprocessing's spawn, which would import the caller's main script
+again) that unpickles only what this trainer sends through its own socket. A worker's error comes back
+with its traceback and is raised here; a worker that dies is reported by its exit code, never waited on
+forever; a worker whose trainer is gone sees its socket close and exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing.connection
+import os
+import socket
+import subprocess
+import sys
+import traceback
+import weakref
+from typing import Any
+
+from dw_env.envs.actions import move_to_actions
+from training.league import ScriptedSeats
+
+#: how often the trainer checks that a worker it waits on is still alive (seconds)
+POLL_SECONDS = 1.0
+
+Key = tuple[int, int, str]  # (slot, seat, kind)
+
+
+class SavedPolicy:
+    """A worker's AI as the trainer sees it for a checkpoint: its state (``Policy.state_dict``) alone."""
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self._state = state
+
+    def state_dict(self) -> dict[str, Any]:
+        return self._state
+
+
+class ScriptedWorker:
+    """One worker process serving the AIs of a share of the slots (module doc)."""
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        mine, theirs = socket.socketpair()
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))}
+        code = f"from training.scripted_processes import worker_main; worker_main({theirs.fileno()})"
+        self.process = subprocess.Popen([sys.executable, "-c", code], pass_fds=(theirs.fileno(),), env=env)
+        theirs.close()
+        self.conn = multiprocessing.connection.Connection(mine.detach())
+        self.waiting = False
+        try:
+            self.send(("options", options))
+            self.receive()
+        except Exception as e:
+            self.close()
+            raise RuntimeError(f"a scripted AIs' worker process did not start ({self.exit_text()}): {e}") from e
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        """Send one request; its answer is read by :meth:`receive`."""
+        try:
+            self.conn.send(message)
+        except OSError as e:
+            raise RuntimeError(f"a scripted AIs' worker process cannot be reached ({self.exit_text()})") from e
+        self.waiting = True
+
+    def receive(self) -> Any:
+        """Wait for the answer to the last request; raise the worker's error, or one naming its exit code."""
+        self.waiting = False
+        while not self.conn.poll(POLL_SECONDS):
+            if self.process.poll() is not None:
+                raise RuntimeError(f"a scripted AIs' worker process stopped ({self.exit_text()})")
+        try:
+            kind, value = self.conn.recv()
+        except (EOFError, OSError) as e:
+            raise RuntimeError(f"a scripted AIs' worker process closed its pipe ({self.exit_text()})") from e
+        if kind == "error":
+            raise RuntimeError(f"in a scripted AIs' worker process:\n{value}")
+        return value
+
+    def close(self) -> None:
+        """Stop the worker (idempotent): ask, then wait, then kill one that does not stop."""
+        if self.process.poll() is None:
+            if self.waiting:
+                with contextlib.suppress(Exception):  # stopping anyway
+                    self.receive()
+            with contextlib.suppress(OSError):
+                self.conn.send(("stop",))
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        if not self.conn.closed:
+            self.conn.close()
+
+    def exit_text(self) -> str:
+        """Describe the worker's state for an error message."""
+        code = self.process.poll()
+        return f"process {self.process.pid}, " + ("still running" if code is None else f"exit code {code}")
+
+
+class ScriptedProcesses(ScriptedSeats):
+    """:class:`~training.league.ScriptedSeats` with the AIs in ``workers`` processes (module doc).
+
+    Domain Wheel's env only (its games travel as the engine's three state arrays). Call :meth:`close` when
+    done; the workers also exit when this process does.
+    """
+
+    def __init__(self, env: Any, workers: int) -> None:
+        super().__init__(env)
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+        self.starts: list[list[tuple[int, str, int]]] = [[] for _ in range(workers)]  # not yet sent
+        self.workers: list[ScriptedWorker] = []
+        # a run that fails or is dropped without close() still stops them (the list is shared, not copied)
+        weakref.finalize(self, _close_all, self.workers)
+        try:
+            for _ in range(workers):
+                self.workers.append(ScriptedWorker(env.options.to_dict()))
+        except BaseException:
+            self.close()
+            raise
+
+    def start_game(self, slot: int, kind: str, seed: int) -> None:
+        """Prepare slot ``slot``'s AIs of ``kind`` for a new game; the worker does it before its next move."""
+        self.starts[slot % len(self.workers)].append((slot, kind, seed))
+        self.pending[slot] = -1
+
+    def action(self, slot: int, kind: str, seat: int) -> int:
+        return self.actions([slot], [kind], [seat])[0]
+
+    def actions(self, slots: Any, kinds: list[str], seats: Any) -> list[int]:
+        """Return the env actions of the AIs to act in ``slots``: the moves asked of all workers at once."""
+        out = [0] * len(slots)
+        asks: list[list[tuple[int, int, int, str, Any, Any, Any]]] = [[] for _ in self.workers]
+        for i, (slot, kind, seat) in enumerate(zip(slots, kinds, seats, strict=True)):
+            slot, seat = int(slot), int(seat)
+            if self.pending[slot] >= 0:
+                out[i], self.pending[slot] = int(self.pending[slot]), -1
+                continue
+            game = self.env.game(slot)
+            asks[slot % len(self.workers)].append((i, slot, seat, kind, game.board, game.lands, game.scalars))
+        busy = [k for k, ask in enumerate(asks) if ask or self.starts[k]]
+        for k in busy:
+            self.workers[k].send(("act", self.starts[k], asks[k]))
+            self.starts[k] = []
+        for k in busy:
+            for i, actions in self.workers[k].receive():
+                out[i] = actions[0]
+                if len(actions) == 2:
+                    self.pending[int(slots[i])] = actions[1]
+        return out
+
+    @property
+    def policies(self) -> dict[Key, Any]:
+        """Every AI's state, read from the workers (for a checkpoint), as ``{(slot, seat, kind): SavedPolicy}``."""
+        states: dict[Key, Any] = {}
+        for k, worker in enumerate(self.workers):
+            worker.send(("states", self.starts[k]))
+            self.starts[k] = []
+            states.update({key: SavedPolicy(state) for key, state in worker.receive()})
+        return states
+
+    @policies.setter
+    def policies(self, value: dict[Key, Any]) -> None:
+        """Replace every AI with the given ones (a resumed run's): each worker gets its slots' states."""
+        if not hasattr(self, "workers"):  # ScriptedSeats.__init__ sets an empty dict before the workers exist
+            return
+        shares: list[list[tuple[Key, dict[str, Any]]]] = [[] for _ in self.workers]
+        for key, policy in value.items():
+            shares[key[0] % len(self.workers)].append((key, policy.state_dict()))
+        for k, worker in enumerate(self.workers):
+            worker.send(("load", shares[k]))
+            self.starts[k] = []
+        for worker in self.workers:
+            worker.receive()
+
+    def close(self) -> None:
+        """Stop every worker (idempotent)."""
+        _close_all(getattr(self, "workers", []))
+
+
+def _close_all(workers: list[ScriptedWorker]) -> None:
+    for worker in workers:
+        worker.close()
+
+
+# ---- the worker's side ---------------------------------------------------------------------------------
+def worker_main(fd: int) -> None:
+    """A worker process's entry point: serve the requests that come through socket ``fd`` until told to stop."""
+    import signal
+
+    # Ctrl-C in a terminal reaches the whole process group: the trainer stops after its update and saves the
+    # AIs' states from here, so a worker leaves stopping to the trainer
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    conn = multiprocessing.connection.Connection(fd)
+    served = _Served()
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):  # the trainer is gone
+            return
+        if message[0] == "stop":
+            return
+        try:
+            answer = served.handle(message)
+        except Exception:  # noqa: BLE001 - every error goes back to the trainer, which raises it
+            answer = ("error", traceback.format_exc())
+        try:
+            conn.send(answer)
+        except OSError:  # the trainer is gone
+            return
+
+
+class _Served:
+    """A worker's AIs and the map they play on."""
+
+    def __init__(self) -> None:
+        self.policies: dict[Key, Any] = {}
+        self.options: Any = None
+        self.geometry: Any = None
+
+    def handle(self, message: tuple[Any, ...]) -> tuple[str, Any]:
+        kind = message[0]
+        if kind == "options":
+            from dw_env.geometry import build_geometry
+            from dw_env.options import GameOptions
+
+            self.options = GameOptions.from_dict(message[1])
+            self.geometry = build_geometry(self.options.land_radius, self.options.map_radius)
+            return ("done", None)
+        if kind == "act":
+            self.start(message[1])
+            return ("done", [self.move(*ask) for ask in message[2]])
+        if kind == "states":
+            self.start(message[1])
+            return ("done", [(key, policy.state_dict()) for key, policy in self.policies.items()])
+        if kind == "load":
+            policies = {}
+            for key, state in message[1]:
+                policy = self.make(key[2])
+                policy.load_state_dict(state, num_lands=self.geometry.num_lands)
+                policies[key] = policy
+            self.policies = policies
+            return ("done", None)
+        raise ValueError(f"unknown request {kind!r}; allowed: options, act, states, load, stop")
+
+    def make(self, kind: str, seed: int | None = None) -> Any:
+        from policies.registry import make
+
+        return make(kind, seed=seed)
+
+    def start(self, starts: list[tuple[int, str, int]]) -> None:
+        """New games, in the order they started: as ScriptedSeats.start_game."""
+        for slot, kind, seed in starts:
+            for seat in range(3):
+                key = (slot, seat, kind)
+                if key not in self.policies:
+                    self.policies[key] = self.make(kind, seed=seed + seat)
+                self.policies[key].reset(seed + seat)
+
+    def move(
+        self, i: int, slot: int, seat: int, kind: str, board: Any, lands: Any, scalars: Any
+    ) -> tuple[int, list[int]]:
+        """Return (i, the env actions of the move of ``kind``'s AI in ``seat`` of the game given)."""
+        from dw_env.engine import Game
+
+        game = Game.of_checked_arrays(self.options, self.geometry, board, lands, scalars)
+        return i, move_to_actions(self.geometry, seat, self.policies[(slot, seat, kind)].act(game, seat))
