@@ -5,7 +5,8 @@ with its own ``PYTHONHASHSEED`` (Python randomises the iteration order of sets o
 
 * two fresh runs of the same config under different hash seeds end with identical weights and counters;
 * a run interrupted with SIGINT (once its first checkpoint is on disk) exits with status 130 after writing
-  its checkpoint and policy, and resumed in a new process ends bit-identical to the uninterrupted run.
+  its checkpoint and policy, and resumed in a new process ends bit-identical to the uninterrupted run;
+* so does Ctrl-C at a terminal, which sends SIGINT to the run's worker processes too.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ SETTINGS = [
 LIMIT = 900  # seconds a process may take on a loaded CI machine
 
 
-def _start(args: list[str], hash_seed: int) -> subprocess.Popen[str]:
+def _start(args: list[str], hash_seed: int, own_group: bool = False) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONHASHSEED": str(hash_seed)}
     return subprocess.Popen(
         [sys.executable, "-m", "dw_cli.main", "train", *args],
@@ -52,6 +53,7 @@ def _start(args: list[str], hash_seed: int) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=own_group,  # a process group of its own, as a terminal's foreground job has
     )
 
 
@@ -122,5 +124,28 @@ def test_sigterm_stops_cleanly_with_status_143(tmp_path: Path) -> None:
     code, err = _finish(process)
     assert code == 143, err[-2000:]
     assert "stopped by SIGTERM" in err and "Traceback" not in err
+    assert (folder / "policy.pt").exists()
+    assert checkpoint.load(folder / "checkpoint.pt")["counters"]["updates"] < UPDATES
+
+
+def test_ctrl_c_at_a_terminal_stops_cleanly_with_the_workers_in_the_process_group(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C signals every process of the foreground job: the update's worker process and the
+    scripted AIs' workers must leave the stop to the trainer, which still needs them to finish and save."""
+    folder = tmp_path / "run"
+    ais = ["--set", "league.weights={latest: 0.4, balanced: 0.3, center: 0.3}", "--set", "run.scripted_workers=2"]
+    # minibatches of several chunks, so that the update's second replica runs in its worker process
+    big = ["--set", "env.num_envs=48", "--set", "ppo.num_minibatches=1"]
+    args = ["--config", CONFIG, "--run-dir", str(folder), *SETTINGS, *ais, *big]
+    process = _start(args, hash_seed=6, own_group=True)
+    deadline = time.monotonic() + LIMIT
+    while not (folder / "checkpoint.pt").exists() and process.poll() is None:
+        assert time.monotonic() < deadline, "the run wrote no checkpoint"
+        time.sleep(0.01)
+    group = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True).stdout.split()
+    assert len(group) >= 4, group  # the trainer, its update's worker and the two AIs' workers
+    os.killpg(process.pid, signal.SIGINT)
+    code, err = _finish(process)
+    assert code == 130, err[-2000:]
+    assert "stopped by SIGINT" in err and "Traceback" not in err
     assert (folder / "policy.pt").exists()
     assert checkpoint.load(folder / "checkpoint.pt")["counters"]["updates"] < UPDATES

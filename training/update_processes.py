@@ -182,6 +182,11 @@ def _shared(tensor: Tensor) -> Tensor:
 
 def worker_main(fd: int) -> None:
     """A worker process's entry point: take the socket ``fd``, the trainer's key, the replica, then serve."""
+    import signal
+
+    # Ctrl-C in a terminal reaches the whole process group: the trainer finishes its update (with this
+    # worker's share) before it stops, so a worker leaves stopping to the trainer
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     conn = multiprocessing.connection.Connection(fd)
     try:
         multiprocessing.current_process().authkey = conn.recv_bytes()
