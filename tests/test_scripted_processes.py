@@ -115,12 +115,15 @@ def test_the_workers_play_and_save_what_the_trainers_thread_would() -> None:
         pool.close()
 
 
-def test_an_error_in_a_worker_reaches_the_trainer_and_the_worker_keeps_serving() -> None:
-    pool = ScriptedProcesses(_env(), workers=2)
+def test_an_error_in_a_worker_reaches_the_trainer_and_every_worker_keeps_serving() -> None:
+    pool, here = ScriptedProcesses(_env(), workers=2), ScriptedSeats(_env())
     try:
+        pool.start_game(1, "center", 7)
         with pytest.raises(RuntimeError, match="in a scripted AIs' worker process:(.|\n)*KeyError"):
-            pool.actions([1], ["center"], [0])  # no game was started in slot 1: the worker has no AI there
-        assert len(_play(pool, pool.env, KINDS, 5)) == 5
+            # no game was started in slot 0: worker 0 has no AI there, while worker 1 answers for slot 1
+            pool.actions([0, 1], ["center", "center"], [0, 0])
+        # worker 1's answer was read too: nothing stale is left to be taken for a later move
+        assert _play(pool, pool.env, KINDS, 40) == _play(here, here.env, KINDS, 40)
     finally:
         pool.close()
 

@@ -161,25 +161,37 @@ class ScriptedProcesses(ScriptedSeats):
             game = self.env.game(slot)
             asks[slot % len(self.workers)].append((i, slot, seat, kind, game.board, game.lands, game.scalars))
         busy = [k for k, ask in enumerate(asks) if ask or self.starts[k]]
-        for k in busy:
-            self.workers[k].send(("act", self.starts[k], asks[k]))
-            self.starts[k] = []
-        for k in busy:
-            for i, actions in self.workers[k].receive():
+        for answer in self._exchange({k: ("act", self.starts[k], asks[k]) for k in busy}).values():
+            for i, actions in answer:
                 out[i] = actions[0]
                 if len(actions) == 2:
                     self.pending[int(slots[i])] = actions[1]
         return out
 
+    def _exchange(self, requests: dict[int, tuple[Any, ...]]) -> dict[int, Any]:
+        """Send worker ``k`` its request (with the games started since its last one), then read every answer.
+
+        Every answer is read before the first error is raised, so no worker is left with one unread.
+        """
+        for k, request in requests.items():
+            self.workers[k].send(request)
+            self.starts[k] = []
+        answers: dict[int, Any] = {}
+        error: RuntimeError | None = None
+        for k in requests:
+            try:
+                answers[k] = self.workers[k].receive()
+            except RuntimeError as e:
+                error = error or e
+        if error is not None:
+            raise error
+        return answers
+
     @property
     def policies(self) -> dict[Key, Any]:
         """Every AI's state, read from the workers (for a checkpoint), as ``{(slot, seat, kind): SavedPolicy}``."""
-        states: dict[Key, Any] = {}
-        for k, worker in enumerate(self.workers):
-            worker.send(("states", self.starts[k]))
-            self.starts[k] = []
-            states.update({key: SavedPolicy(state) for key, state in worker.receive()})
-        return states
+        answers = self._exchange({k: ("states", self.starts[k]) for k in range(len(self.workers))})
+        return {key: SavedPolicy(state) for answer in answers.values() for key, state in answer}
 
     @policies.setter
     def policies(self, value: dict[Key, Any]) -> None:
@@ -189,11 +201,8 @@ class ScriptedProcesses(ScriptedSeats):
         shares: list[list[tuple[Key, dict[str, Any]]]] = [[] for _ in self.workers]
         for key, policy in value.items():
             shares[key[0] % len(self.workers)].append((key, policy.state_dict()))
-        for k, worker in enumerate(self.workers):
-            worker.send(("load", shares[k]))
-            self.starts[k] = []
-        for worker in self.workers:
-            worker.receive()
+        self.starts = [[] for _ in self.workers]  # the games they were for are replaced too
+        self._exchange({k: ("load", share) for k, share in enumerate(shares)})
 
     def close(self) -> None:
         """Stop every worker (idempotent)."""
