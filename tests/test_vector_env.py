@@ -178,3 +178,26 @@ def test_game_index_must_be_an_integer_in_range(index: Any) -> None:
     env = DomainWheelVectorEnv(2, {"land_radius": 1, "map_radius": 2})
     with pytest.raises(ValueError, match="env index"):
         env.game(index)
+
+
+def test_state_arrays_are_copies_of_the_games_rows() -> None:
+    env = DomainWheelVectorEnv(5, {"land_radius": 1, "map_radius": 2}, seed=3)
+    env.reset()
+    for _ in range(30):
+        env.step(env.sample_actions())
+    boards, lands, scalars = env.state_arrays(np.array([4, 1, 4]))
+    for j, slot in enumerate([4, 1, 4]):
+        game = env.game(slot)
+        assert np.array_equal(boards[j], game.board) and boards[j].dtype == game.board.dtype
+        assert np.array_equal(lands[j], game.lands) and np.array_equal(scalars[j], game.scalars)
+    before = env.game(4).board
+    boards[0][...] = 0  # a copy: the env's game is untouched
+    assert before.any() and np.array_equal(env.game(4).board, before)
+    assert [len(a) for a in env.state_arrays(np.array([], dtype=np.int64))] == [0, 0, 0]
+
+
+@pytest.mark.parametrize("slots", [[5], [-1], [[0]], [0.5], "0"])
+def test_state_arrays_refuse_what_is_not_a_list_of_env_indices(slots: Any) -> None:
+    env = DomainWheelVectorEnv(5, {"land_radius": 1, "map_radius": 2})
+    with pytest.raises(ValueError, match="slots must be a 1-d array of env indices|env indices must be in 0..4"):
+        env.state_arrays(np.asarray(slots) if not isinstance(slots, str) else slots)

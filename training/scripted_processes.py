@@ -13,7 +13,7 @@ slots play in N worker processes, one share of the slots each, while the trainer
 
 How. Worker ``k`` owns the AIs of the slots ``slot % N == k``: one object per slot, seat and kind, made and
 reseeded exactly as :class:`~training.league.ScriptedSeats` does. Each step the trainer sends every worker
-the games its AIs must move in (the state arrays of each game, a few kilobytes) together with the new games
+the games its AIs must move in (their state arrays, stacked: a few kilobytes a game) together with the new games
 started since the last step, and reads back the env actions of each move. A move's second action waits in
 the trainer (``pending``), as in-process. Every AI draws only from its own generator and sees the same game
 at the same call, so a run's decisions are exactly the in-process ones for any N: ``--resume`` is exact and
@@ -37,6 +37,8 @@ import sys
 import traceback
 import weakref
 from typing import Any
+
+import numpy as np
 
 from dw_env.envs.actions import move_to_actions
 from training.league import ScriptedSeats
@@ -152,16 +154,19 @@ class ScriptedProcesses(ScriptedSeats):
     def actions(self, slots: Any, kinds: list[str], seats: Any) -> list[int]:
         """Return the env actions of the AIs to act in ``slots``: the moves asked of all workers at once."""
         out = [0] * len(slots)
-        asks: list[list[tuple[int, int, int, str, Any, Any, Any]]] = [[] for _ in self.workers]
+        asks: list[list[tuple[int, int, int, str]]] = [[] for _ in self.workers]
         for i, (slot, kind, seat) in enumerate(zip(slots, kinds, seats, strict=True)):
             slot, seat = int(slot), int(seat)
             if self.pending[slot] >= 0:
                 out[i], self.pending[slot] = int(self.pending[slot]), -1
                 continue
-            game = self.env.game(slot)
-            asks[slot % len(self.workers)].append((i, slot, seat, kind, game.board, game.lands, game.scalars))
-        busy = [k for k, ask in enumerate(asks) if ask or self.starts[k]]
-        for answer in self._exchange({k: ("act", self.starts[k], asks[k]) for k in busy}).values():
+            asks[slot % len(self.workers)].append((i, slot, seat, kind))
+        requests = {}
+        for k, ask in enumerate(asks):
+            if ask or self.starts[k]:  # the games as three stacked arrays: one copy and one pickle each
+                games = self.env.state_arrays(np.array([a[1] for a in ask], dtype=np.int64))
+                requests[k] = ("act", self.starts[k], ask, *games)
+        for answer in self._exchange(requests).values():
             for i, actions in answer:
                 out[i] = actions[0]
                 if len(actions) == 2:
@@ -259,8 +264,9 @@ class _Served:
             self.geometry = build_geometry(self.options.land_radius, self.options.map_radius)
             return ("done", None)
         if kind == "act":
-            self.start(message[1])
-            return ("done", [self.move(*ask) for ask in message[2]])
+            _, starts, asks, boards, lands, scalars = message
+            self.start(starts)
+            return ("done", [self.move(*ask, boards[j], lands[j], scalars[j]) for j, ask in enumerate(asks)])
         if kind == "states":
             self.start(message[1])
             return ("done", [(key, policy.state_dict()) for key, policy in self.policies.items()])
