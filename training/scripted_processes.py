@@ -20,20 +20,15 @@ at the same call, so a run's decisions are exactly the in-process ones for any N
 N is not part of a run's results. A checkpoint reads the AIs' states (:attr:`ScriptedProcesses.policies`)
 from the workers, and a resumed run sends them the saved ones.
 
-A worker is a fresh interpreter (not multiprocessing's spawn, which would import the caller's main script
-again) that unpickles only what this trainer sends through its own socket. A worker's error comes back
-with its traceback and is raised here; a worker that dies is reported by its exit code, never waited on
-forever; a worker whose trainer is gone sees its socket close and exits.
+A worker is a fresh interpreter (training/worker_process.py) that unpickles only what this trainer sends
+through its own socket. A worker's error comes back with its traceback and is raised here; a worker that
+dies is reported by its exit code, never waited on forever; a worker whose trainer is gone sees its socket
+close and exits.
 """
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing.connection
-import os
-import socket
-import subprocess
-import sys
 import traceback
 import weakref
 from typing import Any
@@ -42,9 +37,7 @@ import numpy as np
 
 from dw_env.envs.actions import move_to_actions
 from training.league import ScriptedSeats
-
-#: how often the trainer checks that a worker it waits on is still alive (seconds)
-POLL_SECONDS = 1.0
+from training.worker_process import WorkerProcess
 
 Key = tuple[int, int, str]  # (slot, seat, kind)
 
@@ -59,66 +52,26 @@ class SavedPolicy:
         return self._state
 
 
-class ScriptedWorker:
+class ScriptedWorker(WorkerProcess):
     """One worker process serving the AIs of a share of the slots (module doc)."""
 
+    what = "a scripted AIs' worker process"
+
     def __init__(self, options: dict[str, Any]) -> None:
-        mine, theirs = socket.socketpair()
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))}
-        code = f"from training.scripted_processes import worker_main; worker_main({theirs.fileno()})"
-        self.process = subprocess.Popen([sys.executable, "-c", code], pass_fds=(theirs.fileno(),), env=env)
-        theirs.close()
-        self.conn = multiprocessing.connection.Connection(mine.detach())
-        self.waiting = False
+        super().__init__(__name__)
         try:
             self.send(("options", options))
             self.receive()
         except Exception as e:
             self.close()
-            raise RuntimeError(f"a scripted AIs' worker process did not start ({self.exit_text()}): {e}") from e
-
-    def send(self, message: tuple[Any, ...]) -> None:
-        """Send one request; its answer is read by :meth:`receive`."""
-        try:
-            self.conn.send(message)
-        except OSError as e:
-            raise RuntimeError(f"a scripted AIs' worker process cannot be reached ({self.exit_text()})") from e
-        self.waiting = True
+            raise RuntimeError(f"{self.what} did not start ({self.exit_text()}): {e}") from e
 
     def receive(self) -> Any:
         """Wait for the answer to the last request; raise the worker's error, or one naming its exit code."""
-        self.waiting = False
-        while not self.conn.poll(POLL_SECONDS):
-            if self.process.poll() is not None:
-                raise RuntimeError(f"a scripted AIs' worker process stopped ({self.exit_text()})")
-        try:
-            kind, value = self.conn.recv()
-        except (EOFError, OSError) as e:
-            raise RuntimeError(f"a scripted AIs' worker process closed its pipe ({self.exit_text()})") from e
+        kind, value = self.read()
         if kind == "error":
-            raise RuntimeError(f"in a scripted AIs' worker process:\n{value}")
+            raise RuntimeError(f"in {self.what}:\n{value}")
         return value
-
-    def close(self) -> None:
-        """Stop the worker (idempotent): ask, then wait, then kill one that does not stop."""
-        if self.process.poll() is None:
-            if self.waiting:
-                with contextlib.suppress(Exception):  # stopping anyway
-                    self.receive()
-            with contextlib.suppress(OSError):
-                self.conn.send(("stop",))
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-        if not self.conn.closed:
-            self.conn.close()
-
-    def exit_text(self) -> str:
-        """Describe the worker's state for an error message."""
-        code = self.process.poll()
-        return f"process {self.process.pid}, " + ("still running" if code is None else f"exit code {code}")
 
 
 class ScriptedProcesses(ScriptedSeats):
@@ -266,7 +219,11 @@ class _Served:
         if kind == "act":
             _, starts, asks, boards, lands, scalars = message
             self.start(starts)
-            return ("done", [self.move(*ask, boards[j], lands[j], scalars[j]) for j, ask in enumerate(asks)])
+            moves = [
+                self.move(i, slot, seat, ai, boards[j], lands[j], scalars[j])
+                for j, (i, slot, seat, ai) in enumerate(asks)
+            ]
+            return ("done", moves)
         if kind == "states":
             self.start(message[1])
             return ("done", [(key, policy.state_dict()) for key, policy in self.policies.items()])

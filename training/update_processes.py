@@ -28,15 +28,10 @@ worker that dies (killed, out of memory) is reported by its exit code, never wai
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
 import multiprocessing
 import multiprocessing.connection
-import os
-import socket
-import subprocess
-import sys
 import traceback
 from collections.abc import Callable
 from typing import Any, ClassVar, Protocol
@@ -45,8 +40,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-#: how often the trainer checks that a worker it waits on is still alive (seconds)
-POLL_SECONDS = 1.0
+from training.worker_process import WorkerProcess
 
 
 class BatchedWork(Protocol):
@@ -68,8 +62,10 @@ def is_batched_work(work: Any) -> bool:
     return dataclasses.is_dataclass(work) and isinstance(getattr(work, "batch", None), dict)
 
 
-class UpdateProcess:
+class UpdateProcess(WorkerProcess):
     """One worker process holding a replica of a network for the update's chunks (module doc)."""
+
+    what = "the PPO update's worker process"
 
     def __init__(self, net: nn.Module, torch_threads: int) -> None:
         import torch.multiprocessing  # noqa: F401 - shared tensors pickle as handles to their memory
@@ -81,24 +77,15 @@ class UpdateProcess:
         self.grads = [_shared(torch.zeros_like(p)) for p in self.replica.parameters()]
         self.buffers: dict[str, Tensor] = {}  # the batch's shared copies, reused from update to update
         self.sent_batch: dict[str, Tensor] | None = None
-        self.waiting = False
-        # a fresh interpreter, not multiprocessing's spawn: that one imports the caller's main script again,
-        # which runs a script's training a second time unless it is guarded by if __name__ == "__main__"
-        mine, theirs = socket.socketpair()
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))}
-        code = f"from training.update_processes import worker_main; worker_main({theirs.fileno()})"
-        self.process = subprocess.Popen([sys.executable, "-c", code], pass_fds=(theirs.fileno(),), env=env)
-        theirs.close()
-        self.conn = multiprocessing.connection.Connection(mine.detach())
+        super().__init__(__name__)  # a fresh interpreter (training/worker_process.py)
         try:
             # the worker proves itself with this process's key to fetch the shared memory's file descriptors
             self.conn.send_bytes(bytes(multiprocessing.current_process().authkey))
-            self.conn.send((self.replica, self.grads, torch_threads))
-            self.waiting = True
+            self.send((self.replica, self.grads, torch_threads))
             self.finish()  # its answer once it holds the replica
         except Exception as e:
             self.close()
-            raise RuntimeError(f"the PPO update's worker process did not start ({self._exit()}): {e}") from e
+            raise RuntimeError(f"{self.what} did not start ({self.exit_text()}): {e}") from e
 
     def sync(self, net: nn.Module) -> None:
         """Copy ``net``'s weights into the replica's shared parameters (the worker reads them at the next run)."""
@@ -108,27 +95,16 @@ class UpdateProcess:
 
     def start(self, work: BatchedWork, chunks: list[tuple[int, int]], training: bool) -> None:
         """Send the worker ``chunks`` of ``work`` (and ``work.batch`` if it has not seen it); do not wait."""
-        try:
-            if work.batch is not self.sent_batch:
-                self.sent_batch = None
-                self.conn.send(("batch", self._share(work.batch)))
-                self.sent_batch = work.batch
-            self.conn.send(("run", dataclasses.replace(work, batch={}), chunks, training))
-        except OSError as e:
-            raise RuntimeError(f"the PPO update's worker process cannot be reached ({self._exit()})") from e
-        self.waiting = True
+        if work.batch is not self.sent_batch:
+            self.sent_batch = None
+            self.send(("batch", self._share(work.batch)))  # no answer: the run's comes after
+            self.sent_batch = work.batch
+        self.send(("run", dataclasses.replace(work, batch={}), chunks, training))
 
     def finish(self) -> tuple[dict[str, Tensor], list[bool]]:
         """Wait for the running share; return its statistics and which parameters got a gradient (in
         :attr:`grads`). Raise the worker's error, or an error naming its exit code if it died."""
-        self.waiting = False
-        while not self.conn.poll(POLL_SECONDS):
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the PPO update's worker process stopped in a minibatch ({self._exit()})")
-        try:
-            kind, *rest = self.conn.recv()
-        except (EOFError, OSError) as e:
-            raise RuntimeError(f"the PPO update's worker process closed its pipe ({self._exit()})") from e
+        kind, *rest = self.read(" in a minibatch")
         if kind == "error":
             error, text = rest
             if isinstance(error, BaseException):
@@ -136,27 +112,6 @@ class UpdateProcess:
             raise RuntimeError(f"the PPO update's worker process failed:\n{text}")
         stats, has_grad = rest
         return {k: torch.from_numpy(v) for k, v in stats.items()}, has_grad
-
-    def close(self) -> None:
-        """Stop the worker (idempotent): ask, then wait, then kill one that does not stop."""
-        if self.process.poll() is None:
-            if self.waiting:
-                with contextlib.suppress(Exception):  # stopping anyway
-                    self.finish()
-            with contextlib.suppress(OSError):
-                self.conn.send(("stop",))
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-        if not self.conn.closed:
-            self.conn.close()
-
-    def _exit(self) -> str:
-        """Describe the worker's state for an error message."""
-        code = self.process.poll()
-        return f"process {self.process.pid}, " + ("still running" if code is None else f"exit code {code}")
 
     def _share(self, batch: dict[str, Tensor]) -> dict[str, tuple[Tensor | None, tuple[int, ...]]]:
         """Copy ``batch`` into the shared buffers; return per tensor (a new buffer or None, shape)."""
