@@ -56,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as exc:  # user errors: one clear line, no traceback
         print(f"dw {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C (dw train's first one stops it cleanly by itself: docs/TRAINING.md)
+        print(f"dw {args.command}: interrupted", file=sys.stderr)
+        return 130
     return int(result or 0)
 
 

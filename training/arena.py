@@ -47,6 +47,7 @@ from policies.base import Policy
 from policies.games.base import BoardGame
 from training.arena_config import ArenaConfig, Lineup
 from training.arena_stats import summarize
+from training.worker_process import ignore_interrupts
 
 
 @dataclass(frozen=True)
@@ -216,6 +217,7 @@ _WORKER: dict[str, Any] = {}
 def _init_worker(options: Any, base_seed: int, opening_plies: int = 0, game_id: str = games.DEFAULT_GAME) -> None:
     # one thread per process: the arena's parallelism is across games (learned policies may use torch)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    ignore_interrupts()  # Ctrl-C stops the arena in the main process, which then ends its pool
     _WORKER.update(options=options, seed=base_seed, opening_plies=opening_plies, game=game_id)
 
 

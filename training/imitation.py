@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 from policies import games
 from training.config import TrainConfig
 from training.game_setup import eval_env, scripted_seats
+from training.worker_process import ignore_interrupts
 
 #: games the demonstrations are played in at once, all workers together: every game slot is played for about
 #: decisions / 64 steps, restarting when a game ends, whatever the number of workers
@@ -117,7 +118,7 @@ def collect_parallel(
     # the workers ignore Ctrl-C: the terminal sends it to the whole process group, and the run itself decides
     # what to do with it (finish the warm start, then write a checkpoint: training/interrupt.py)
     spawn = mp.get_context("spawn")
-    with ProcessPoolExecutor(len(tasks), mp_context=spawn, initializer=_ignore_interrupts) as pool:
+    with ProcessPoolExecutor(len(tasks), mp_context=spawn, initializer=ignore_interrupts) as pool:
         parts = list(pool.map(_collect_share, tasks))
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
@@ -132,12 +133,6 @@ def worker_shares(decisions: int, workers: int) -> list[tuple[int, int]]:
     slots = [GAMES_IN_FLIGHT // used + (k < GAMES_IN_FLIGHT % used) for k in range(used)]
     cuts = np.cumsum([0, *slots]) * decisions // GAMES_IN_FLIGHT
     return [(int(cuts[k + 1] - cuts[k]), slots[k]) for k in range(used)]
-
-
-def _ignore_interrupts() -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _collect_share(args: tuple[Any, str, int, int, int, float, str]) -> dict[str, NDArray[Any]]:

@@ -37,7 +37,7 @@ import numpy as np
 
 from dw_env.envs.actions import move_to_actions
 from training.league import ScriptedSeats
-from training.worker_process import WorkerProcess
+from training.worker_process import WorkerProcess, ignore_interrupts
 
 Key = tuple[int, int, str]  # (slot, seat, kind)
 
@@ -175,11 +175,7 @@ def _close_all(workers: list[ScriptedWorker]) -> None:
 # ---- the worker's side ---------------------------------------------------------------------------------
 def worker_main(fd: int) -> None:
     """A worker process's entry point: serve the requests that come through socket ``fd`` until told to stop."""
-    import signal
-
-    # Ctrl-C in a terminal reaches the whole process group: the trainer stops after its update and saves the
-    # AIs' states from here, so a worker leaves stopping to the trainer
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    ignore_interrupts()  # the trainer stops after its update, and saves the AIs' states from here
     conn = multiprocessing.connection.Connection(fd)
     served = _Served()
     while True:

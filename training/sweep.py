@@ -58,6 +58,7 @@ from policies.files import check_seat_spec, is_registered, load_policy_file
 from training.arena import GameTask, play_game, schedule, worker_start_method
 from training.arena_config import DEFAULT_OPENING_PLIES, ArenaConfig, Lineup, check_opening_plies
 from training.sweep_stats import Facts, observe_game, summarize_cell
+from training.worker_process import ignore_interrupts
 
 FORMAT = "domain-wheel-sweep"
 VERSION = 1
@@ -466,7 +467,7 @@ def _results(
     method = worker_start_method(files)
     if method == "fork":
         _warm_up(items)
-    with mp.get_context(method).Pool(workers) as pool:
+    with mp.get_context(method).Pool(workers, ignore_interrupts) as pool:  # Ctrl-C stops the main process
         chunk = max(1, min(8, len(items) // (workers * 8)))
         yield from pool.imap_unordered(_play_item, items, chunksize=chunk)
 

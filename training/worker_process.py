@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing.connection
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -23,6 +24,17 @@ from typing import Any
 
 #: how often the trainer checks that a worker it waits on is still alive (seconds)
 POLL_SECONDS = 1.0
+
+
+def ignore_interrupts() -> None:
+    """Let Ctrl-C stop the command, not its workers: a terminal sends SIGINT to every process of the job.
+
+    For every worker process (these, the arena's and sweep's pools, the warm start's demonstrations): the
+    main process decides what an interrupt means (``dw train`` finishes its update with its workers and saves;
+    the other commands stop their pools and say they were interrupted, dw_cli/main.py), and a worker that died
+    of it would only add a traceback, or leave a trainer without the share it waits for.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class WorkerProcess:
