@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from dw_env.envs.actions import move_to_actions
+from dw_env.info import PLAYER_NAMES
 from training.league import ScriptedSeats
 from training.worker_process import WorkerProcess, ignore_interrupts
 
@@ -159,7 +160,7 @@ class ScriptedProcesses(ScriptedSeats):
         shares: list[list[tuple[Key, dict[str, Any]]]] = [[] for _ in self.workers]
         for key, policy in value.items():
             shares[key[0] % len(self.workers)].append((key, policy.state_dict()))
-        self.starts = [[] for _ in self.workers]  # the games they were for are replaced too
+        # every worker is asked, so the games started for the replaced AIs are dropped with them
         self._exchange({k: ("load", share) for k, share in enumerate(shares)})
 
     def close(self) -> None:
@@ -241,7 +242,7 @@ class _Served:
     def start(self, starts: list[tuple[int, str, int]]) -> None:
         """New games, in the order they started: as ScriptedSeats.start_game."""
         for slot, kind, seed in starts:
-            for seat in range(3):
+            for seat in range(len(PLAYER_NAMES)):
                 key = (slot, seat, kind)
                 if key not in self.policies:
                     self.policies[key] = self.make(kind, seed=seed + seat)
