@@ -277,6 +277,22 @@ def game_result(
     return credit, tuple(tiers)
 
 
+def start_seats(
+    policies: dict[tuple[int, int, str], Any], make: Any, slot: int, kind: str, seed: int, players: int
+) -> None:
+    """Make (if new) and reseed the AIs of ``kind`` in every seat of slot ``slot`` for a new game: seat ``s``'s
+    from ``seed + s``. ``policies``: ``{(slot, seat, kind): AI}``, updated; ``make(kind, seed=...)``: a new AI.
+
+    The one place the seeding lives, for the AIs on the trainer's thread (:class:`ScriptedSeats`) and in
+    worker processes (training/scripted_processes.py), whose runs are the same for any number of workers.
+    """
+    for seat in range(players):
+        key = (slot, seat, kind)
+        if key not in policies:
+            policies[key] = make(kind, seed=seed + seat)
+        policies[key].reset(seed + seat)
+
+
 class ScriptedSeats:
     """Plays the scripted AIs' seats: one policy object per slot, seat and kind, reset every game.
 
@@ -304,11 +320,7 @@ class ScriptedSeats:
 
     def start_game(self, slot: int, kind: str, seed: int) -> None:
         """Prepare slot ``slot``'s AIs of ``kind`` (one per seat) for a new game: reseeded, memory cleared."""
-        for seat in range(self.players):
-            key = (slot, seat, kind)
-            if key not in self.policies:
-                self.policies[key] = self.make(kind, seed=seed + seat)
-            self.policies[key].reset(seed + seat)
+        start_seats(self.policies, self.make, slot, kind, seed, self.players)
         self.pending[slot] = -1
 
     def action(self, slot: int, kind: str, seat: int) -> int:

@@ -37,7 +37,7 @@ import numpy as np
 
 from dw_env.envs.actions import move_to_actions
 from dw_env.info import PLAYER_NAMES
-from training.league import ScriptedSeats
+from training.league import ScriptedSeats, start_seats
 from training.worker_process import WorkerProcess, ignore_interrupts
 
 Key = tuple[int, int, str]  # (slot, seat, kind)
@@ -242,11 +242,7 @@ class _Served:
     def start(self, starts: list[tuple[int, str, int]]) -> None:
         """New games, in the order they started: as ScriptedSeats.start_game."""
         for slot, kind, seed in starts:
-            for seat in range(len(PLAYER_NAMES)):
-                key = (slot, seat, kind)
-                if key not in self.policies:
-                    self.policies[key] = self.make(kind, seed=seed + seat)
-                self.policies[key].reset(seed + seat)
+            start_seats(self.policies, self.make, slot, kind, seed, len(PLAYER_NAMES))
 
     def move(
         self, i: int, slot: int, seat: int, kind: str, board: Any, lands: Any, scalars: Any
