@@ -27,7 +27,7 @@ from policies.network import (  # noqa: E402
     same_turn_inputs,
 )
 from training.config import ConfigError, from_dict  # noqa: E402
-from training.ppo import Rollout, group_cuts, grouped_order, turn_groups  # noqa: E402
+from training.ppo import Rollout, balanced_cuts, group_cuts, grouped_order, turn_groups  # noqa: E402
 
 SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=60)
 PHASE = len(GLOBAL_FEATURES) - GLOBAL_FEATURES.index("phase")  # the phase global, counted from the end
@@ -253,6 +253,24 @@ def test_grouped_order_keeps_groups_together_and_cuts_never_split_one() -> None:
     order, starts = grouped_order(np.arange(12), torch.device("cpu"))
     torch.manual_seed(5)
     assert order.tolist() == torch.randperm(12).tolist() and starts.all()  # the ungrouped update's stream
+
+
+def test_balanced_cuts_give_every_thread_an_equal_share_of_chunks_no_larger_than_asked() -> None:
+    def sizes(cuts: list[int]) -> list[int]:
+        return [e - s for s, e in zip(cuts[:-1], cuts[1:], strict=True)]
+
+    singles = np.ones(512, dtype=np.bool_)  # a standard-map minibatch of a plain network, chunks of 28
+    cuts = balanced_cuts(singles, 28, 2)
+    assert cuts[0] == 0 and cuts[-1] == 512 and len(sizes(cuts)) == 20 and max(sizes(cuts)) <= 28
+    share = [sum(sizes(cuts)[k::2]) for k in range(2)]  # the round-robin shares of training/network_threads.py
+    assert share == [256, 256]
+    assert sizes(balanced_cuts(np.ones(516, dtype=np.bool_), 984, 2)) == [258, 258]  # one chunk would idle a thread
+    assert sizes(balanced_cuts(np.ones(100, dtype=np.bool_), 28, 1)) == [25, 25, 25, 25]  # one thread: as few as fit
+    starts = np.zeros(12, dtype=np.bool_)
+    starts[::2] = True  # groups of two decisions: no cut inside one
+    cuts = balanced_cuts(starts, 3, 2)
+    assert cuts[-1] == 12 and all(starts[c] for c in cuts[:-1]) and all(s > 0 for s in sizes(cuts))
+    assert balanced_cuts(np.ones(0, dtype=np.bool_), 28, 2) == [0]
 
 
 def test_turn_trunk_is_checked_in_the_network_the_config_and_the_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
