@@ -412,14 +412,14 @@ def cuts_at_groups(starts: NDArray[np.bool_], targets: NDArray[np.int64]) -> lis
 
 def balanced_cuts(starts: NDArray[np.bool_], limit: int, threads: int) -> list[int]:
     """Return the cut points of a minibatch's chunks for ``threads`` threads: a multiple of ``threads`` chunks
-    of sizes that differ by one row at most (with one decision per group), none over ``limit`` rows, each cut
-    moved to the next group start (:func:`group_cuts`).
+    whose sizes differ by one row at most and none exceeds ``limit`` (with one decision per group; a group is
+    never split, so a cut moves to the next group start, :func:`group_cuts`).
 
     The threads take the chunks round-robin (training/network_threads.py), so equal chunks in a multiple of
-    their number keep every thread busy for the whole pass: a minibatch of 512 standard-map decisions in
-    chunks of at most 28 rows is 20 chunks of 25-26 rows, 256 rows a thread, where 18 chunks of 28 and one
-    of 8 gave one thread 10 chunks and the other 9; 516 small-map decisions of a ``turn_trunk`` network
-    (chunks of up to 984 rows) are two chunks, one a thread, not one that leaves the other thread idle.
+    their number keep every thread busy for the whole pass. With a ``turn_trunk`` network's chunks of up to
+    984 small-map rows, a minibatch of 516 decisions is two chunks, one a thread, not one chunk that leaves the
+    other thread idle; with its 112 standard-map rows, 512 decisions are six chunks, 256 rows a thread, not
+    four of 112 and one of 64 (288 rows on one thread, 224 on the other).
     """
     n, threads = len(starts), max(1, threads)
     if n == 0:
