@@ -582,13 +582,16 @@ class Batch(NamedTuple):
 def forward_batches(
     batches: Sequence[Batch], chunk_map: ChunkMap = map_here, traced: bool = False
 ) -> list[tuple[Tensor, Tensor]]:
-    """Return ``(logits, values)`` of each batch: every batch's chunks go to ``chunk_map`` together.
+    """Return ``(logits, values)`` of each batch: every batch's chunks go to ``chunk_map`` together, in one call.
 
-    One call of ``chunk_map`` takes the plain chunks of every batch and the trunks the caches lack, a second
-    the heads of the cached batches (:data:`HEAD_CHUNK_FACTOR` times a trunk chunk's rows), so the chunks of
-    several networks (the learner and its frozen opponents) share the threads. Each batch's numbers are the
-    ones a pass of its own computes: the same chunks, concatenated in order. The caches are written on the
-    calling thread only.
+    A plain batch is cut into chunks of ``chunk`` rows. A cached batch (a ``turn_trunk`` network with a
+    :class:`TrunkCache`) into chunks of :data:`HEAD_CHUNK_FACTOR` times as many rows (the heads are light per
+    row and cost mostly per op): each chunk computes the trunks its rows lack (a turn's first decisions), at most
+    ``chunk`` rows at a time, stores them in the cache (its own rows only) and then runs the heads of all its
+    rows from the cache. So the chunks of several networks (the learner and its frozen opponents) share the
+    threads, and all of them can run beside the caller's other work (``NetworkThreads.map_beside``), with no
+    second call for the heads after the trunks. The chunks depend on nothing but the batch and its cache, so a
+    batch's numbers are those of a call of its own, on any threads.
 
     ``traced``: the plain chunks of a :class:`HexPolicyNet` on a CPU, without gradients or autocast, run
     through its TorchScript trace (policies/traced_forward.py: the same numbers without holding the GIL,
@@ -603,16 +606,13 @@ def forward_batches(
         and getattr(b.net, "turn_trunk", False)
         for b in batches
     ]
-    tasks: list[tuple[int, Any]] = []  # (batch, rows): a plain chunk, or a cached batch's missing trunks
+    tasks: list[tuple[int, Any]] = []  # (batch, rows): a chunk, a slice of the batch's rows
     for i, b in enumerate(batches):
-        if cached[i]:
-            miss = np.flatnonzero(~b.cache.lookup(b.flat, b.rows))  # type: ignore[union-attr, arg-type]
-            tasks += [(i, miss[s : s + b.chunk]) for s in range(0, len(miss), b.chunk)]
-        elif b.obs.shape[0] <= b.chunk:
+        step = b.chunk * HEAD_CHUNK_FACTOR if cached[i] else b.chunk
+        if b.obs.shape[0] <= step:
             tasks.append((i, slice(None)))
         else:
-            tasks += [(i, slice(s, s + b.chunk)) for s in range(0, b.obs.shape[0], b.chunk)]
-
+            tasks += [(i, slice(s, s + step)) for s in range(0, b.obs.shape[0], step)]
     plain_pass: list[Callable[[Tensor], Any]] = [
         traced_forward(b.net, b.obs[: b.chunk]) if traced and not cached[i] and _traceable(b) else b.net
         for i, b in enumerate(batches)
@@ -622,43 +622,38 @@ def forward_batches(
         traced_turn(b.net, b.obs[: b.chunk]) if traced and cached[i] and _traceable(b) else None
         for i, b in enumerate(batches)
     ]
-
-    def first(task: tuple[int, Any]) -> Any:
-        i, part = task
-        b = batches[i]
-        if cached[i]:
-            rows = b.obs[torch.from_numpy(part).to(b.obs.device)]
-            return b.net.trunk(rows) if turn[i] is None else Trunk(*turn[i].trunk(rows))  # type: ignore[operator]
-        return plain_pass[i](b.obs[part])
-
-    done = chunk_map(first, tasks)
-    plain: list[list[tuple[Tensor, Tensor]]] = [[] for _ in batches]
-    for (i, part), out in zip(tasks, done, strict=True):
-        b = batches[i]
-        if cached[i]:
-            b.cache.store(b.rows[part], b.flat[part], out)  # type: ignore[union-attr, index]
-        else:
-            plain[i].append(out)
-    heads: list[tuple[int, int, int]] = []  # (batch, first row, end row) of the cached batches' heads
+    missing: list[NDArray[np.bool_] | None] = [None] * len(batches)
     for i, b in enumerate(batches):
         if cached[i]:
-            step = b.chunk * HEAD_CHUNK_FACTOR
-            heads += [(i, s, s + step) for s in range(0, b.obs.shape[0], step)]
+            missing[i] = ~b.cache.lookup(b.flat, b.rows)  # type: ignore[union-attr, arg-type]
+            if b.cache.trunk is None:  # allocated here, so that the chunks only write rows of their own
+                net = b.net if turn[i] is None else turn[i]
+                b.cache.reserve(Trunk(*net.trunk(b.obs[:1])), b.flat.shape[1])  # type: ignore[union-attr]
 
-    def second(task: tuple[int, int, int]) -> tuple[Tensor, Tensor]:
-        i, s, e = task
+    def chunk(task: tuple[int, slice]) -> tuple[Tensor, Tensor]:
+        i, part = task
         b = batches[i]
-        stored: Trunk = b.cache.trunk  # type: ignore[union-attr, assignment]
-        index = torch.from_numpy(b.rows[s:e]).to(b.obs.device)  # type: ignore[index]
-        heads = b.net.heads if turn[i] is None else turn[i].heads
-        out: tuple[Tensor, Tensor] = heads(tuple(stored), b.obs[s:e], index)  # type: ignore[operator]
+        if not cached[i]:
+            out: tuple[Tensor, Tensor] = plain_pass[i](b.obs[part])
+            return out
+        net = b.net if turn[i] is None else turn[i]
+        rows, cache = b.rows[part], b.cache  # type: ignore[index]
+        miss = np.flatnonzero(missing[i][part])  # type: ignore[index]
+        for s in range(0, len(miss), b.chunk):  # the trunks of a turn's first decisions, stored for its second
+            new = miss[s : s + b.chunk]
+            trunk = Trunk(*net.trunk(b.obs[part][torch.from_numpy(new).to(b.obs.device)]))  # type: ignore[union-attr]
+            cache.store(rows[new], b.flat[part][new], trunk)  # type: ignore[union-attr, index]
+        stored: Trunk = cache.trunk  # type: ignore[union-attr, assignment]
+        out = net.heads(tuple(stored), b.obs[part], torch.from_numpy(rows).to(b.obs.device))  # type: ignore[union-attr]
         return out
 
-    for (i, _, _), out in zip(heads, chunk_map(second, heads), strict=True):
-        plain[i].append(out)
+    done = chunk_map(chunk, tasks)
+    results: list[list[tuple[Tensor, Tensor]]] = [[] for _ in batches]
+    for (i, _), out in zip(tasks, done, strict=True):
+        results[i].append(out)
     return [
         parts[0] if len(parts) == 1 else (torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts]))
-        for parts in plain
+        for parts in results
     ]
 
 
@@ -689,17 +684,28 @@ class TrunkCache:
         hit[hit] = same_turn_inputs(self.obs[rows[hit]], obs[hit], self.num_cells)
         return hit
 
+    def reserve(self, example: Trunk, width: int) -> None:
+        """Allocate the stored trunks, like ``example``'s rows (device, dtype, shape), and observations of ``width``."""
+        self.trunk = Trunk(*(t.new_empty((self.num_rows, *t.shape[1:])) for t in example))
+        self.obs = np.zeros((self.num_rows, width), dtype=np.int8)
+
     def store(self, rows: NDArray[np.int64], obs: NDArray[np.int8], trunk: Trunk) -> None:
+        """Keep ``trunk`` as the trunk of the env ``rows``, whose observations are ``obs``.
+
+        Only the given rows are written (the first store allocates, :meth:`reserve`), so chunks of one batch on
+        several threads may store their own rows at once.
+        """
         if self.trunk is None or self.obs is None:
-            self.trunk = Trunk(*(t.new_empty((self.num_rows, *t.shape[1:])) for t in trunk))
-            self.obs = np.zeros((self.num_rows, obs.shape[1]), dtype=np.int8)
+            self.reserve(trunk, obs.shape[1])
+        assert self.trunk is not None and self.obs is not None
         index = torch.from_numpy(rows).to(trunk.cells.device)
         for mine, new in zip(self.trunk, trunk, strict=True):
             mine.index_copy_(0, index, new.to(mine.dtype))
         self.obs[rows], self.valid[rows] = obs, True
 
 
-#: how many times a trunk chunk's rows the heads of a :func:`forward_cached` pass take at once. Measured when a
+#: how many times a trunk chunk's rows a cached batch's chunk takes (:func:`forward_batches`: its heads run on all
+#: of them at once, its trunks on the turns' first decisions among them, a trunk chunk at a time). Measured when a
 #: standard-map chunk was 14 rows (now 28, :data:`CPU_CHUNK_CELLS`), the heads of 96 rows took 10-16 ms in chunks
 #: of 14 against 5-8 ms in chunks of 56 (one core, inference), so the factor was 4; since the heads gather only
 #: the cells they read from a shared trunk it is 2: a rollout step's 60-120 learner rows are then two chunks,
@@ -720,8 +726,8 @@ def forward_cached(
     """Return ``net(obs)`` for the env ``rows``, computing the trunk only of rows that ``cache`` lacks.
 
     ``flat`` is ``obs`` as a numpy array (what the cache compares). The trunk runs ``chunk`` rows at a time;
-    the heads, light per row and dominated by the cost of each op, :data:`HEAD_CHUNK_FACTOR` times as many.
-    The chunks are computed by ``chunk_map``; the cache is written on the calling thread only.
+    the heads, light per row and dominated by the cost of each op, :data:`HEAD_CHUNK_FACTOR` times as many
+    (:func:`forward_batches`). The chunks are computed by ``chunk_map``.
     """
     return forward_batches([Batch(net, obs, chunk, cache, rows, flat)], chunk_map)[0]
 

@@ -211,12 +211,16 @@ def test_a_run_on_two_threads_is_reproducible_and_resumes_bit_identically(tmp_pa
     # chunks of 6 observations (24 in the update of a turn_trunk network), so that both the rollout's
     # forward passes (of up to 16 games) and the update's minibatches of this small run are shared out
     monkeypatch.setattr("policies.network.CPU_CHUNK_CELLS", 6 * 133)
-    spread, in_processes = NetworkThreads._spread, NetworkThreads._run_in_processes
-    calls = {"map": 0, "run": 0, "processes": 0}
+    spread, beside, in_processes = NetworkThreads._spread, NetworkThreads.map_beside, NetworkThreads._run_in_processes
+    calls = {"map": 0, "run": 0, "processes": 0, "beside": 0}
 
     def counted(self, jobs, fn):  # type: ignore[no-untyped-def]
         calls["run" if isinstance(jobs[0], tuple) else "map"] += 1
         return spread(self, jobs, fn)
+
+    def counted_beside(self, fn, items, side):  # type: ignore[no-untyped-def]
+        calls["beside"] += self.pool is not None and len(items) > 1  # chunks for the worker and this thread
+        return beside(self, fn, items, side)
 
     def counted_processes(self, shares, work):  # type: ignore[no-untyped-def]
         done = in_processes(self, shares, work)
@@ -224,6 +228,7 @@ def test_a_run_on_two_threads_is_reproducible_and_resumes_bit_identically(tmp_pa
         return done
 
     monkeypatch.setattr(NetworkThreads, "_spread", counted)
+    monkeypatch.setattr(NetworkThreads, "map_beside", counted_beside)
     monkeypatch.setattr(NetworkThreads, "_run_in_processes", counted_processes)
 
     common = ["--set", "run.network_threads=2", "--set", "network.turn_trunk=true", "--set", "ppo.num_minibatches=1"]
@@ -237,7 +242,7 @@ def test_a_run_on_two_threads_is_reproducible_and_resumes_bit_identically(tmp_pa
     assert main(["train", "--config", str(CONFIG), "--run-dir", str(again), *common]) == 0
     # every minibatch of these 12 updates (2 epochs of one) had its second replica in a worker process, and so
     # had the warm start's clone of each of the 3 fresh runs (300 demonstrations: one minibatch)
-    assert calls["processes"] == 24 + 3 and calls["run"] == 0 and calls["map"] > 50
+    assert calls["processes"] == 24 + 3 and calls["run"] == 0 and calls["beside"] > 50
     on_threads = ["--set", "run.update_processes=false"]
     assert main(["train", "--config", str(CONFIG), "--run-dir", str(threads), *common, *on_threads]) == 0
     assert calls["processes"] == 27 and calls["run"] == 8 + 1  # 4 updates and the clone, both replicas on threads
