@@ -28,7 +28,8 @@ built from the :class:`dw_env.geometry.Geometry` (:meth:`HexPolicyNet.set_geomet
 Output: one logit per cell (phase 1: which piece; phase 2: which destination), then the pass and
 end-request logits, and the value. The caller masks illegal actions.
 
-**One trunk per turn** (``turn_trunk=1``: ``network.turn_trunk: true``, not the default; docs/TRAINING.md).
+**One trunk per turn** (``turn_trunk=1``: ``network.turn_trunk: true``, the training config's default for
+Domain Wheel; ``turn_trunk=0``, this class's default, is the network of the shipped agents; docs/TRAINING.md).
 A turn is two decisions (rule 3.2: choose a piece, then its destination) whose observations differ only in the
 *phase inputs*: the ``selected``, ``dest_*`` and ``movable`` cell planes and the ``phase`` and
 ``end_request_legal`` globals. With ``turn_trunk`` the trunk (:meth:`HexPolicyNet.trunk`: the cell

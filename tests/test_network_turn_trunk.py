@@ -284,7 +284,8 @@ def test_turn_trunk_is_checked_in_the_network_the_config_and_the_file(tmp_path) 
         "land_layers": 0,
         "head_hidden": 64,
     }
-    assert from_dict({}).network_size()["turn_trunk"] == 0  # opt-in
+    assert from_dict({}).network_size()["turn_trunk"] == 1  # the default
+    assert from_dict({"network": {"turn_trunk": False}}).network_size()["turn_trunk"] == 0
     assert from_dict({"network": {"turn_trunk": True}}).network_size()["turn_trunk"] == 1
     net = network(SMALL, turn_trunk=0)
     payload = {"network": {k: v for k, v in net.hparams.items() if k != "turn_trunk"}}

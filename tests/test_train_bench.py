@@ -25,27 +25,30 @@ def test_the_standard_map_changes_only_the_map(tmp_path) -> None:  # type: ignor
     assert TARGET == 3000
 
 
-def test_the_turn_trunk_and_the_all_cores_cases_change_one_thing_each(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_plain_network_and_the_all_cores_cases_change_one_thing_each(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from dw_cli.bench.train import CASES
 
     def config(case: str) -> TrainConfig:
         return bench_config(CASES[case][0], 30, str(tmp_path), CASES[case][1])
 
-    standard, shared = config("standard"), config("standard, turn_trunk")
-    cores, plain_cores = config("standard, turn_trunk, all cores"), config("standard, all cores")
+    standard, plain = config("standard"), config("standard, plain network")
+    cores, plain_cores = config("standard, all cores"), config("standard, plain network, all cores")
     small, small_cores = config("small"), config("small, all cores")
-    assert not standard.network.turn_trunk and shared.network.turn_trunk
-    assert shared.network.model_dump(exclude={"turn_trunk"}) == standard.network.model_dump(exclude={"turn_trunk"})
-    for one, many in ((standard, plain_cores), (shared, cores), (small, small_cores)):
+    small_plain = config("small, plain network, all cores")
+    assert standard.network.turn_trunk and not plain.network.turn_trunk  # the default shares a turn's trunk
+    assert plain.network.model_dump(exclude={"turn_trunk"}) == standard.network.model_dump(exclude={"turn_trunk"})
+    for one, many in ((standard, cores), (plain, plain_cores), (small, small_cores)):
         assert one.run.network_threads == 1 and many.run.network_threads == 0  # 0: one per core
         assert one.run.model_dump(exclude={"network_threads"}) == many.run.model_dump(exclude={"network_threads"})
         assert one.network == many.network and one.options == many.options and one.ppo == many.ppo
+    assert small_plain.network == plain.network and small_plain.run == small_cores.run
+    assert small_plain.options == small_cores.options and small_plain.ppo == small_cores.ppo
     assert cores.run.torch_threads == plain_cores.run.torch_threads == 1  # torch's threads would oversubscribe
-    assert [CASES[c][0] for c in CASES] == ["small", "small"] + ["standard"] * 5
+    assert [CASES[c][0] for c in CASES] == ["small"] * 3 + ["standard"] * 5
     conv32 = config("standard, all cores, float32 conv")
-    assert plain_cores.run.conv_precision == "auto" and conv32.run.conv_precision == "float32"
-    assert conv32.run.model_dump(exclude={"conv_precision"}) == plain_cores.run.model_dump(exclude={"conv_precision"})
-    assert conv32.network == plain_cores.network and conv32.options == plain_cores.options
+    assert cores.run.conv_precision == "auto" and conv32.run.conv_precision == "float32"
+    assert conv32.run.model_dump(exclude={"conv_precision"}) == cores.run.model_dump(exclude={"conv_precision"})
+    assert conv32.network == cores.network and conv32.options == cores.options
 
 
 def test_every_case_measures_several_updates_of_its_map() -> None:

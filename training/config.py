@@ -9,7 +9,7 @@ the default run (``configs/small.yaml``: the small map on a CPU)::
              ``name: alveole`` (or another id of policies.games) trains that game, with its own options
     env:     num_envs, num_steps, score_shaping, conquest_shaping, score_potential, truncation_reward, ...
     ppo:     learning_rate, anneal_lr, gamma, gae_lambda, num_minibatches, update_epochs, ...
-    network: channels, cell_layers, land_layers, head_hidden
+    network: channels, cell_layers, land_layers, head_hidden, turn_trunk, init_from
     league:  snapshot_every, keep, weights (opponent kind -> sampling weight), rating_window, seat_focus
     imitation: teacher, decisions, epochs, learning_rate, batch_size, workers (warm start: clone an AI)
     eval:    final_games, final_opponents, greedy, opening_plies
@@ -225,10 +225,11 @@ class NetworkConfig(_Section):
     land_layers: int = _int(3, 0, 64)  # rounds of message passing between lands (board games: 0)
     head_hidden: int = _int(64, 8, 4096)
     #: Domain Wheel: the trunk reads only what stays fixed during a turn, so both decisions of a turn (rule 3.2)
-    #: share it and training computes it once a turn (policies/network.py): about 1.4x the standard map's
-    #: training speed, but weaker at equal env steps on the small map so far (docs/TRAINING.md); false: every
-    #: input in the trunk (a board game has one decision a turn: false)
-    turn_trunk: bool = False
+    #: share it and training computes it once a turn (policies/network.py): the default, 1.1-1.15x the plain
+    #: network's training speed on the standard map and about as fast on the small map, and 6 points stronger
+    #: on 3 seeds of the default run (docs/TRAINING.md); false: every input in the trunk, the network of the
+    #: shipped agents (a board game has one decision a turn: false, its default)
+    turn_trunk: bool = True
     #: start from the weights of a ``dw train`` checkpoint or policy file (.pt) of the same game and network size,
     #: made on any map or options (no weight depends on them): the next stage of a curriculum over map sizes
     #: (None: fresh weights). Read once when the run starts; ``--resume`` continues from the run's own weights.

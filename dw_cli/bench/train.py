@@ -13,19 +13,21 @@ evaluation left out:
 * ``small, all cores``: the same with ``run.network_threads: 0`` (training/network_threads.py: the network's
   chunks of the rollout and of the update on a thread per core, traced rollouts, the update's other replicas
   in worker processes; the same rollouts and updates). On 2 cores this is the default run's setting (2);
+* ``small, plain network, all cores``: the same with ``network.turn_trunk: false``, every input in the trunk
+  (the network of the shipped agents; the default shares the trunk between the two decisions of a turn,
+  policies/network.py);
 * ``standard``: the standard map with the small map's settings on one core, the reference measured in the
   same run;
-* ``standard, turn_trunk``: the same with ``network.turn_trunk: true``, the trunk shared by the two decisions
-  of a turn (policies/network.py; not the default: its strength at equal env steps is in docs/TRAINING.md);
-* ``standard, all cores`` and ``standard, turn_trunk, all cores``: the plain and the shared-trunk network with
+* ``standard, plain network``: the same with ``network.turn_trunk: false``;
+* ``standard, all cores`` and ``standard, plain network, all cores``: the default and the plain network with
   ``run.network_threads: 0``, what a run on a machine of its own can use; the target of :data:`TARGET` env
-  steps/s on 2 CPU cores (issue 11) is read on these lines, the plain network's first (the default network,
-  whose play the threads leave unchanged). torch's own threads (``run.torch_threads: 0``) gained less: they
-  split every small op and wait on each other (1,022 against 882 env steps/s on one thread, on a slow day),
-  and only with OpenMP workers that spin between ops, which other jobs on the cores then slow down many times;
-* ``standard, all cores, float32 conv``: the plain network on every core with ``run.conv_precision: float32``
-  (the hex convolutions in float32): what the bfloat16 convolutions gain where the CPU has bf16 matrix units
-  (``auto``, the default, picks them there; elsewhere both lines run float32).
+  steps/s on 2 CPU cores (issue 11) is read on these lines, the default network's first. torch's own threads
+  (``run.torch_threads: 0``) gained less: they split every small op and wait on each other (1,022 against
+  882 env steps/s on one thread, on a slow day), and only with OpenMP workers that spin between ops, which
+  other jobs on the cores then slow down many times;
+* ``standard, all cores, float32 conv``: the default network on every core with ``run.conv_precision:
+  float32`` (the hex convolutions in float32): what the bfloat16 convolutions gain where the CPU has bf16
+  matrix units (``auto``, the default, picks them there; elsewhere both lines run float32).
 
 Each case runs in a fresh process, as a training run would: a process whose torch and numba thread pools
 were made for one thread ran the all-cores case at half its speed.
@@ -54,14 +56,18 @@ ALL_CORES: dict[str, Any] = {"network_threads": 0}
 #: one core: the network's passes on the calling thread only
 ONE_THREAD: dict[str, Any] = {"network_threads": 1}
 
+#: the plain network: every input in the trunk (``network.turn_trunk: false``)
+PLAIN: dict[str, Any] = {"turn_trunk": False}
+
 #: the cases measured: name -> (map, overrides of the run and network sections)
 CASES: dict[str, tuple[str, dict[str, dict[str, Any]]]] = {
     "small": ("small", {"run": ONE_THREAD}),
     "small, all cores": ("small", {"run": ALL_CORES}),
+    "small, plain network, all cores": ("small", {"network": PLAIN, "run": ALL_CORES}),
     "standard": ("standard", {"run": ONE_THREAD}),
-    "standard, turn_trunk": ("standard", {"network": {"turn_trunk": True}, "run": ONE_THREAD}),
+    "standard, plain network": ("standard", {"network": PLAIN, "run": ONE_THREAD}),
     "standard, all cores": ("standard", {"run": ALL_CORES}),
-    "standard, turn_trunk, all cores": ("standard", {"network": {"turn_trunk": True}, "run": ALL_CORES}),
+    "standard, plain network, all cores": ("standard", {"network": PLAIN, "run": ALL_CORES}),
     "standard, all cores, float32 conv": ("standard", {"run": {**ALL_CORES, "conv_precision": "float32"}}),
 }
 
@@ -141,38 +147,38 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
     )
     for case in CASES:
         results[case] = measure(case, max(seconds, MIN_SECONDS[CASES[case][0]]))
-    print("  case                             env steps/s  learner decisions/s  rollout share  updates measured")
+    width = max(len(case) for case in CASES)
+    print(f"  {'case':<{width}} env steps/s  learner decisions/s  rollout share  updates measured")
     for case in CASES:
         r = results[case]
         print(
-            f"  {case:<31} {r['env_steps_per_s']:12,.0f}  {r['decisions_per_s']:19,.0f}  "
+            f"  {case:<{width}} {r['env_steps_per_s']:11,.0f}  {r['decisions_per_s']:19,.0f}  "
             f"{r['rollout_share']:13.0%}  {r['updates']:16d}"
         )
-    small, standard = results["small"]["env_steps_per_s"], results["standard"]["env_steps_per_s"]
-    small_cores = results["small, all cores"]["env_steps_per_s"]
-    shared = results["standard, turn_trunk"]["env_steps_per_s"]
-    plain_cores = results["standard, all cores"]["env_steps_per_s"]
-    cores = results["standard, turn_trunk, all cores"]["env_steps_per_s"]
-    conv32 = results["standard, all cores, float32 conv"]["env_steps_per_s"]
-    results["standard_vs_target"] = plain_cores / TARGET
-    results["turn_trunk_vs_target"] = cores / TARGET
-    results["turn_trunk_vs_standard"] = shared / standard
-    results["all_cores_vs_one"] = plain_cores / standard
+    rate = {case: results[case]["env_steps_per_s"] for case in CASES}
+    small, small_cores, standard = rate["small"], rate["small, all cores"], rate["standard"]
+    small_plain, plain = rate["small, plain network, all cores"], rate["standard, plain network"]
+    cores, plain_cores = rate["standard, all cores"], rate["standard, plain network, all cores"]
+    conv32 = rate["standard, all cores, float32 conv"]
+    results["standard_vs_target"] = cores / TARGET
+    results["plain_vs_target"] = plain_cores / TARGET
+    results["plain_vs_standard"] = plain / standard
+    results["all_cores_vs_one"] = cores / standard
     print(
-        f"  standard map: {standard:,.0f} env steps/s ({standard / small:.2f}x the small map's); with turn_trunk "
-        f"{shared:,.0f} = {shared / standard:.2f}x it, one thread"
+        f"  standard map: {standard:,.0f} env steps/s ({standard / small:.2f}x the small map's), one thread; the "
+        f"plain network (turn_trunk: false) {plain:,.0f} = {plain / standard:.2f}x it"
     )
     print(
-        f"  all {os.cpu_count()} cores: small map {small_cores:,.0f} = {small_cores / small:.2f}x one thread; "
-        f"standard map {plain_cores:,.0f} = {plain_cores / standard:.2f}x one thread"
+        f"  all {os.cpu_count()} cores: small map {small_cores:,.0f} = {small_cores / small:.2f}x one thread (plain "
+        f"network {small_plain:,.0f}); standard map {cores:,.0f} = {cores / standard:.2f}x one thread"
     )
     print(
-        f"  standard map, all {os.cpu_count()} cores: {plain_cores:,.0f} env steps/s = "
-        f"{plain_cores / TARGET:.2f}x the {TARGET:,.0f} target (the default network); with turn_trunk "
-        f"{cores:,.0f} = {cores / TARGET:.2f}x"
+        f"  standard map, all {os.cpu_count()} cores: {cores:,.0f} env steps/s = {cores / TARGET:.2f}x the "
+        f"{TARGET:,.0f} target (the default network); the plain network {plain_cores:,.0f} = "
+        f"{plain_cores / TARGET:.2f}x"
     )
     print(
         f"  convolutions ({'bfloat16' if cpu_has_bf16_units() else 'float32: no bf16 matrix units'}): "
-        f"{plain_cores:,.0f} env steps/s = {plain_cores / conv32:.2f}x the float32 convolutions' {conv32:,.0f}"
+        f"{cores:,.0f} env steps/s = {cores / conv32:.2f}x the float32 convolutions' {conv32:,.0f}"
     )
     return results
