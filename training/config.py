@@ -225,10 +225,10 @@ class NetworkConfig(_Section):
     land_layers: int = _int(3, 0, 64)  # rounds of message passing between lands (board games: 0)
     head_hidden: int = _int(64, 8, 4096)
     #: Domain Wheel: the trunk reads only what stays fixed during a turn, so both decisions of a turn (rule 3.2)
-    #: share it and training computes it once a turn (policies/network.py): the default, 1.1-1.15x the plain
-    #: network's training speed on the standard map and about as fast on the small map, and 6 points stronger
-    #: on 3 seeds of the default run (docs/TRAINING.md); false: every input in the trunk, the network of the
-    #: shipped agents (a board game has one decision a turn: false, its default)
+    #: share it and training computes it once a turn (policies/network.py): the default, 1.1-1.2x the plain
+    #: network's training speed on the standard map and 0.87-0.97x on the small map, and ahead of it against
+    #: two Balanced on every seed of the default run at 5M and at 3.3M env steps (docs/TRAINING.md); false: every
+    #: input in the trunk, the network of the shipped agents (a board game has one decision a turn: false)
     turn_trunk: bool = True
     #: start from the weights of a ``dw train`` checkpoint or policy file (.pt) of the same game and network size,
     #: made on any map or options (no weight depends on them): the next stage of a curriculum over map sizes
