@@ -638,14 +638,14 @@ def forward_batches(
             out: tuple[Tensor, Tensor] = plain_pass[i](b.obs[part])
             return out
         net = b.net if turn[i] is None else turn[i]
-        rows, cache = b.rows[part], b.cache  # type: ignore[index]
+        obs, flat, rows, cache = b.obs[part], b.flat[part], b.rows[part], b.cache  # type: ignore[index]
         miss = np.flatnonzero(missing[i][part])  # type: ignore[index]
         for s in range(0, len(miss), b.chunk):  # the trunks of a turn's first decisions, stored for its second
             new = miss[s : s + b.chunk]
-            trunk = Trunk(*net.trunk(b.obs[part][torch.from_numpy(new).to(b.obs.device)]))  # type: ignore[union-attr]
-            cache.store(rows[new], b.flat[part][new], trunk)  # type: ignore[union-attr, index]
+            trunk = Trunk(*net.trunk(obs[torch.from_numpy(new).to(obs.device)]))  # type: ignore[union-attr]
+            cache.store(rows[new], flat[new], trunk)  # type: ignore[union-attr]
         stored: Trunk = cache.trunk  # type: ignore[union-attr, assignment]
-        out = net.heads(tuple(stored), b.obs[part], torch.from_numpy(rows).to(b.obs.device))  # type: ignore[union-attr]
+        out = net.heads(tuple(stored), obs, torch.from_numpy(rows).to(obs.device))  # type: ignore[union-attr]
         return out
 
     done = chunk_map(chunk, tasks)
