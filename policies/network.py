@@ -45,6 +45,7 @@ Files written before this option (``turn_trunk=0``) read every input in the trun
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -89,15 +90,24 @@ if list(range(CELL_PHASE[0], CELL_PHASE[-1] + 1)) != CELL_PHASE or list(range(CE
 def same_turn_inputs(a: NDArray[np.int8], b: NDArray[np.int8], num_cells: int) -> NDArray[np.bool_]:
     """Return, row by row, whether flat observations ``a`` and ``b`` [B, D] agree on every turn-fixed input.
 
-    Those are what a ``turn_trunk`` trunk reads: every input but the phase planes and the phase globals.
+    Those are what a ``turn_trunk`` trunk reads: every input but the phase planes and the phase globals. The
+    rows are compared byte for byte in one pass, the phase inputs' bytes masked out (:func:`turn_fixed_bytes`).
     """
-    fc, head = len(CELL_FEATURES), CELL_PHASE[0]
-    cells_a = a[:, : num_cells * fc].reshape(len(a), num_cells, fc)[:, :, :head]
-    cells_b = b[:, : num_cells * fc].reshape(len(b), num_cells, fc)[:, :, :head]
-    same = (cells_a == cells_b).all((1, 2))
-    differ = a[:, num_cells * fc :] != b[:, num_cells * fc :]
-    differ[:, differ.shape[1] - len(GLOBAL_FEATURES) + np.asarray(GLOBAL_PHASE)] = False
-    return np.asarray(same & ~differ.any(1))
+    differ = np.bitwise_xor(a.view(np.uint8), b.view(np.uint8))
+    differ &= turn_fixed_bytes(num_cells, a.shape[1])
+    return np.asarray(~differ.any(1))
+
+
+@functools.lru_cache(maxsize=16)
+def turn_fixed_bytes(num_cells: int, width: int) -> NDArray[np.uint8]:
+    """Return a byte mask of flat observations of ``width`` on a map of ``num_cells`` cells: 0xFF at every
+    turn-fixed input, 0 at the phase inputs (:data:`CELL_PHASE` of each cell, :data:`GLOBAL_PHASE`). Read-only."""
+    fc, fg = len(CELL_FEATURES), len(GLOBAL_FEATURES)
+    keep = np.full(width, 0xFF, dtype=np.uint8)
+    keep[: num_cells * fc].reshape(num_cells, fc)[:, CELL_PHASE] = 0
+    keep[width - fg + np.asarray(GLOBAL_PHASE)] = 0
+    keep.flags.writeable = False
+    return keep
 
 
 class Trunk(NamedTuple):
