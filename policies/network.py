@@ -46,6 +46,7 @@ Files written before this option (``turn_trunk=0``) read every input in the trun
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -518,16 +519,37 @@ def cpu_has_bf16_units() -> bool:
 
 
 def bf16_units() -> str:
-    """Return which bfloat16 matrix units torch finds on this CPU: "AMX", "AVX512-BF16" or "none"."""
+    """Return which bfloat16 matrix units torch's oneDNN may use on this CPU: "AMX", "AVX512-BF16" or "none".
+
+    What the CPU has (torch's checks), capped by oneDNN's ``ONEDNN_MAX_CPU_ISA`` (or ``DNNL_MAX_CPU_ISA``)
+    where one is set: ``AVX512_CORE_BF16`` keeps oneDNN from AMX on a CPU that has it (the stand-in for a CPU
+    without AMX, docs/TRAINING.md), ``AVX2`` or ``AVX512_CORE`` from bfloat16 products altogether.
+    """
     cpu = getattr(torch, "cpu", None)
 
     def has(name: str) -> bool:
         check = getattr(cpu, name, None)
         return bool(check()) if callable(check) else False
 
-    if has("_is_amx_tile_supported"):
-        return "AMX"
-    return "AVX512-BF16" if has("_is_avx512_bf16_supported") else "none"
+    found = "AMX" if has("_is_amx_tile_supported") else "AVX512-BF16" if has("_is_avx512_bf16_supported") else "none"
+    cap = onednn_isa_cap()
+    if cap is None or found == "none" or "AMX" in cap:
+        return found
+    return "AVX512-BF16" if cap.startswith(ONEDNN_BF16_ISAS) else "none"
+
+
+#: oneDNN's instruction sets (``ONEDNN_MAX_CPU_ISA`` values) from which on its bfloat16 dot products are allowed
+ONEDNN_BF16_ISAS = ("AVX512_CORE_BF16", "AVX512_CORE_FP16", "AVX10_1_512", "AVX10_2_512")
+
+
+def onednn_isa_cap() -> str | None:
+    """Return the instruction set oneDNN is capped at (``ONEDNN_MAX_CPU_ISA``, or its older name
+    ``DNNL_MAX_CPU_ISA``), upper case; None where neither is set or it is ``ALL`` or ``DEFAULT``."""
+    for name in ("ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"):
+        value = os.environ.get(name, "").strip().upper()
+        if value:
+            return None if value in ("ALL", "DEFAULT") else value
+    return None
 
 
 #: cells (batch rows x map cells) per forward chunk on a CPU: a chunk's activations (about 64 KB per 1,000

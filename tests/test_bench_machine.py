@@ -28,6 +28,8 @@ def test_without_cpuinfo_or_a_model_name_the_platform_answers(tmp_path: Path, mo
 
 
 def test_the_bf16_units_follow_torchs_checks(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
+    monkeypatch.delenv("DNNL_MAX_CPU_ISA", raising=False)
     for amx, avx, want in ((True, True, "AMX"), (False, True, "AVX512-BF16"), (False, False, "none")):
         monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda amx=amx: amx, raising=False)
         monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda avx=avx: avx, raising=False)
@@ -46,3 +48,32 @@ def test_bench_train_names_the_machine_its_figures_came_from(monkeypatch, capsys
     header = capsys.readouterr().out.splitlines()[0]
     assert "(Test CPU 9000, bfloat16 units: none; higher is better)" in header
     assert results["machine"] == "Test CPU 9000, bfloat16 units: none"
+
+
+def test_the_bf16_units_follow_onednns_instruction_set_cap(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """ONEDNN_MAX_CPU_ISA keeps oneDNN from AMX (or from bfloat16 products): the machine line and the automatic
+    convolution dtype (``run.conv_precision: auto``) follow what oneDNN may use, not only what the CPU has."""
+    monkeypatch.delenv("DNNL_MAX_CPU_ISA", raising=False)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: True, raising=False)
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: True, raising=False)
+    for cap, want in (
+        ("AVX512_CORE_BF16", "AVX512-BF16"),
+        ("avx512_core_bf16", "AVX512-BF16"),
+        ("AVX10_1_512", "AVX512-BF16"),
+        ("AVX512_CORE_AMX", "AMX"),
+        ("AVX10_1_512_AMX_FP16", "AMX"),
+        ("ALL", "AMX"),
+        ("", "AMX"),
+        ("AVX512_CORE", "none"),
+        ("AVX2", "none"),
+    ):
+        monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", cap)
+        assert bf16_units() == want, cap
+        assert cpu_has_bf16_units() == (want != "none")
+    monkeypatch.delenv("ONEDNN_MAX_CPU_ISA")
+    monkeypatch.setenv("DNNL_MAX_CPU_ISA", "AVX512_CORE_BF16")  # oneDNN's older name
+    assert bf16_units() == "AVX512-BF16"
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False, raising=False)
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False, raising=False)
+    monkeypatch.setenv("DNNL_MAX_CPU_ISA", "AVX512_CORE_AMX")  # a cap grants nothing the CPU lacks
+    assert bf16_units() == "none"
