@@ -538,7 +538,7 @@ def bf16_units() -> str:
     return "AVX512-BF16" if cap.startswith(ONEDNN_BF16_ISAS) else "none"
 
 
-#: oneDNN's instruction sets (``ONEDNN_MAX_CPU_ISA`` values) from which on its bfloat16 dot products are allowed
+#: the ``ONEDNN_MAX_CPU_ISA`` values (a cap starting with one of them) that still let oneDNN use bfloat16 dot products
 ONEDNN_BF16_ISAS = ("AVX512_CORE_BF16", "AVX512_CORE_FP16", "AVX10_1_512", "AVX10_2_512")
 
 
