@@ -36,6 +36,8 @@ from dw_env.geometry import Geometry, build_geometry
 from dw_env.info import COUNTDOWN_TURNS, INITIAL_KNIGHTS, LIBERATION_TURNS, NUM_PLAYERS, PLAYER_NAMES, player_index
 from dw_env.options import GameOptions
 from dw_env.rules import layout as lay
+from gamecore.errors import clip
+from gamecore.loaders import parse_json, read_text
 
 FORMAT = "domain-wheel-position"
 VERSION = 1
@@ -115,56 +117,6 @@ def dumps(game: Game) -> str:
 def save(game: Game, path: str | Path) -> None:
     """Write the position to a JSON file."""
     Path(path).write_text(dumps(game))
-
-
-def read_text(path: str | Path, limit: int, error: type[ValueError]) -> str:
-    """Return a file's UTF-8 text; ``error`` (naming the file) if it is no file, too big or not UTF-8.
-
-    A missing file raises FileNotFoundError. Shared by the position and record loaders.
-    """
-    path = Path(path)
-    chunks: list[bytes] = []
-    size = 0
-    try:
-        with path.open("rb") as f:
-            while size <= limit:  # in chunks: read(limit + 1) would allocate the whole limit at once
-                chunk = f.read(min(1 << 20, limit + 1 - size))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise error(f"{path} is a directory; give a JSON file") from None
-    except OSError as exc:
-        raise error(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    if size > limit:
-        raise error(f"{path} is larger than {limit:,} bytes, the most this loader reads")
-    data = b"".join(chunks)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise error(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-
-
-def clip(message: str, limit: int = 300) -> str:
-    """Return ``message`` cut to ``limit`` characters (a message that quotes a value without :func:`brief`)."""
-    return message if len(message) <= limit else message[: limit - 3] + "..."
-
-
-def parse_json(text: Any, limit: int, error: type[ValueError]) -> Any:
-    """Return the JSON value of ``text``; ``error`` if it is not a string, too long, not JSON or nested too deeply."""
-    if not isinstance(text, str | bytes | bytearray):
-        raise error(f"JSON text must be a string, got {type(text).__name__}")
-    if len(text) > limit:
-        raise error(f"the text is {len(text):,} characters long; allowed: at most {limit:,}")
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise error("not valid JSON here: nested too deeply (arrays or objects inside each other)") from None
-    except ValueError as exc:  # JSONDecodeError, an integer of more than 4300 digits, bad UTF-8 bytes
-        raise error(f"not valid JSON ({clip(str(exc))})") from None
 
 
 def load(path: str | Path) -> Game:

@@ -39,6 +39,7 @@ from dw_env.engine import END_REQUEST_MOVE, PASS_MOVE, Game, IllegalActionError,
 from dw_env.errors import brief
 from dw_env.geometry import Geometry
 from dw_env.info import NUM_PLAYERS, PLAYER_NAMES
+from gamecore import loaders
 
 FORMAT = "domain-wheel-game"
 VERSION = 1
@@ -230,12 +231,12 @@ class GameRecord:
     @classmethod
     def loads(cls, text: str, *, verify: bool = True) -> GameRecord:
         """Parse a record from JSON text (at most :data:`MAX_RECORD_BYTES` characters)."""
-        return cls.from_dict(position.parse_json(text, MAX_RECORD_BYTES, RecordError), verify=verify)
+        return cls.from_dict(loaders.parse_json(text, MAX_RECORD_BYTES, RecordError), verify=verify)
 
     @classmethod
     def load(cls, path: str | Path, *, verify: bool = True) -> GameRecord:
         """Read a record file (at most :data:`MAX_RECORD_BYTES`); errors name the file."""
-        text = position.read_text(path, MAX_RECORD_BYTES, RecordError)
+        text = loaders.read_text(path, MAX_RECORD_BYTES, RecordError)
         try:
             return cls.loads(text, verify=verify)
         except RecordError as exc:

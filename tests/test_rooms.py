@@ -14,8 +14,18 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 #: each room's floor, from the bottom up; a room may import only rooms on lower floors (and itself).
+#: ``gamecore`` (the shared room beneath the engines) imports none of them.
 #: ``play`` (the browser game's server) sits beside ``training``: neither imports the other.
-FLOORS = {"dw_env": 0, "alveole_env": 0, "conquer_env": 0, "policies": 1, "training": 2, "play": 2, "dw_cli": 3}
+FLOORS = {
+    "gamecore": -1,
+    "dw_env": 0,
+    "alveole_env": 0,
+    "conquer_env": 0,
+    "policies": 1,
+    "training": 2,
+    "play": 2,
+    "dw_cli": 3,
+}
 ROOMS = tuple(room for room in FLOORS if (ROOT / room).is_dir())
 
 

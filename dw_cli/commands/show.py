@@ -60,8 +60,8 @@ class RecordCursor:
 
 def _load(path: Path) -> tuple[Any, Any]:
     """Return (format, JSON data) of a file; ValueError naming the file if it cannot be one of ours."""
-    from dw_env import position
     from dw_env.record import MAX_RECORD_BYTES
+    from gamecore import loaders
 
     try:
         exists, is_file, is_dir = path.exists(), path.is_file(), path.is_dir()
@@ -72,9 +72,9 @@ def _load(path: Path) -> tuple[Any, Any]:
     if not is_file:
         kind = "a directory" if is_dir else "not a regular file"
         raise ValueError(f"{path} is {kind}; give a position or game record JSON file")
-    text = position.read_text(path, MAX_RECORD_BYTES, ValueError)
+    text = loaders.read_text(path, MAX_RECORD_BYTES, ValueError)
     try:
-        data = position.parse_json(text, MAX_RECORD_BYTES, ValueError)
+        data = loaders.parse_json(text, MAX_RECORD_BYTES, ValueError)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
     return (data.get("format") if isinstance(data, dict) else None), data
