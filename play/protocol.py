@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from gamecore.loaders import parse_json
 from play.games import JSON, InputError
 
 #: the largest text frame accepted, in bytes (UTF-8)
@@ -68,11 +69,19 @@ def parse(text: str | bytes) -> Message:
     size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", errors="replace"))
     if size > MAX_MESSAGE_BYTES:
         raise InputError("too_large", f"message of {size} bytes exceeds the limit of {MAX_MESSAGE_BYTES} bytes")
+    return validate(decode_json(text, MAX_MESSAGE_BYTES, "the message"))
+
+
+class _BadJson(ValueError):
+    """A body or frame that :func:`gamecore.loaders.parse_json` refuses."""
+
+
+def decode_json(data: str | bytes, limit: int, what: str) -> Any:
+    """Return the JSON value of a body or frame; InputError ``bad_json`` if too deep, not JSON or not finite."""
     try:
-        data = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError("bad_json", f"message is not valid JSON ({exc})") from None
-    return validate(data)
+        return parse_json(data, limit, _BadJson, finite=True)
+    except _BadJson as exc:
+        raise InputError("bad_json", f"{what} is not valid JSON: {exc}") from None
 
 
 def validate(data: Any) -> Message:

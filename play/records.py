@@ -10,6 +10,7 @@ small LRU cache, never every position of a long game.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import time
@@ -17,8 +18,11 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from gamecore.loaders import load_json
 from play import games
 from play.games import JSON, GameAdapter, InputError
+
+log = logging.getLogger("play.records")
 
 #: most records listed, newest first
 MAX_LISTED = 500
@@ -26,6 +30,8 @@ MAX_LISTED = 500
 MAX_DEPTH = 4
 #: largest record file read (bytes)
 MAX_RECORD_BYTES = 8 * 1024 * 1024
+#: deepest nesting of a record file's JSON (a record nests about 4 levels)
+MAX_RECORD_DEPTH = 32
 #: replay cursors kept
 CACHE_SIZE = 8
 _PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ +=,-]{0,127}$")
@@ -77,7 +83,7 @@ class RecordStore:
                 continue
             records.append({"id": rid, "source": index, "name": path.name, "modified": mtime, **summary})
         return {
-            "sources": [{"source": i, "path": str(p)} for i, p in enumerate(self.sources)],
+            "sources": [{"source": i, "name": p.name} for i, p in enumerate(self.sources)],
             "records": records,
         }
 
@@ -103,23 +109,8 @@ class RecordStore:
             return None
         key = (str(path), stat.st_mtime, stat.st_size)
         if key not in self._summaries:
-            data = self._read(path, stat.st_size)
-            adapter = games.for_record(data)
-            self._summaries[key] = adapter.record_summary(data) if data is not None and adapter else None
+            self._summaries[key] = _summary_or_none(path)
         return self._summaries[key]
-
-    @staticmethod
-    def _read(path: Path, size: int) -> JSON | None:
-        if size > MAX_RECORD_BYTES:
-            return None
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        if games.for_record(data) is None:  # not a record of a hosted game
-            return None
-        result: JSON = data
-        return result
 
     # ---- reading -------------------------------------------------------------------------
     def resolve(self, rid: str) -> Path:
@@ -149,18 +140,59 @@ class RecordStore:
         """Return (its game's adapter, record summary with moves, replay cursor) of a record id (LRU cache)."""
         path = self.resolve(rid)
         stat = path.stat()
-        data = self._read(path, stat.st_size)
+        data = read_record(path)
         adapter = games.for_record(data)
         if data is None or adapter is None:
-            raise InputError("bad_record", f"record {rid!r} is not a readable game record")
+            raise InputError("bad_record", f"record {rid!r} is not a readable game record of a hosted game")
         key = (str(path), stat.st_mtime)
         cursor = self._cursors.get(key)
         if cursor is None:
-            cursor = adapter.replay_start(data)
+            try:
+                cursor = adapter.replay_start(data)
+            except (ValueError, KeyError, TypeError, IndexError) as exc:  # a record that lies about its moves
+                log.warning("record %s cannot be replayed: %s", rid, exc)
+                raise InputError("bad_record", f"record {rid!r} cannot be replayed ({_brief_error(exc)})") from None
             self._cursors[key] = cursor
             while len(self._cursors) > CACHE_SIZE:
                 self._cursors.popitem(last=False)
         else:
             self._cursors.move_to_end(key)
-        summary = {"id": rid, **adapter.record_summary(data), "moves": data.get("moves", [])}
+        try:
+            summary = {"id": rid, **adapter.record_summary(data), "moves": data.get("moves", [])}
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            raise InputError("bad_record", f"record {rid!r} cannot be read ({_brief_error(exc)})") from None
         return adapter, summary, cursor
+
+
+class RecordError(ValueError):
+    """A record file that is too large, nested too deeply or not JSON."""
+
+
+def read_record(path: Path) -> JSON | None:
+    """Return a record file's JSON object (size and depth limits); None if unreadable or not a hosted game's."""
+    try:
+        data = load_json(path, MAX_RECORD_BYTES, RecordError, max_depth=MAX_RECORD_DEPTH)
+    except (OSError, RecordError) as exc:
+        log.warning("skipped record %s: %s", path.name, _brief_error(exc))
+        return None
+    if not isinstance(data, dict) or games.for_record(data) is None:  # not a record of a hosted game
+        return None
+    return data
+
+
+def _summary_or_none(path: Path) -> JSON | None:
+    """Return the listing summary of a record file; None (logged) for a file its game cannot summarise."""
+    data = read_record(path)
+    adapter = games.for_record(data) if data is not None else None
+    if data is None or adapter is None:
+        return None
+    try:
+        return adapter.record_summary(data)
+    except Exception as exc:  # noqa: BLE001 - one bad file must not cost the whole listing
+        log.warning("skipped record %s: %s", path.name, _brief_error(exc))
+        return None
+
+
+def _brief_error(exc: BaseException) -> str:
+    text = str(exc)
+    return text if len(text) <= 200 else text[:197] + "..."

@@ -7,11 +7,14 @@ from inside ``play/static`` (no traversal, no symlink leaving the folder).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import json
 import logging
 import mimetypes
+import threading
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,14 +22,18 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from gamecore.errors import brief
 from play import games, protocol
 from play.games import JSON, InputError
+from play.hosts import HostCheck
+from play.limits import ClientLimits, Clock, LimitSettings
 from play.records import RecordStore, default_records_dir
 from play.rooms import DEFAULT_IDLE_EXPIRY, DEFAULT_MAX_ROOMS, NAME_LENGTH, Connection, RoomManager
 from play.strategies import Catalogue
@@ -45,6 +52,8 @@ _STATUS = {
     "room_full": 503,
     "bad_token": 403,
     "bad_origin": 403,
+    "bad_host": 403,
+    "rate_limited": 429,
     "game_over": 409,
 }
 _PLACEHOLDER = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Domain Wheel</title></head>
@@ -69,9 +78,15 @@ class ServerConfig:
     idle_expiry: float = DEFAULT_IDLE_EXPIRY
     static_dir: Path = STATIC_DIR
     ai_workers: int = 4
+    #: Host names served besides loopback and the bound address (``dw play --allow-host``)
+    allow_hosts: list[str] = field(default_factory=list)
+    limits: LimitSettings = field(default_factory=LimitSettings)
+    #: the limits' clock (tests inject their own instead of sleeping)
+    clock: Clock = time.monotonic
 
 
 def error_response(exc: InputError, status: int | None = None) -> JSONResponse:
+    """Return the JSON error response of a refusal (its status from the code's table, 400 unless listed)."""
     return JSONResponse({"error": exc.to_json()}, status_code=status or _STATUS.get(exc.code, 400))
 
 
@@ -86,10 +101,7 @@ async def read_json(request: Request) -> Any:
         if size > MAX_BODY_BYTES:
             raise InputError("too_large", f"request body exceeds the limit of {MAX_BODY_BYTES} bytes")
         chunks.append(chunk)
-    try:
-        return json.loads(b"".join(chunks) or b"null")
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError("bad_json", f"the body is not valid JSON ({exc})") from None
+    return protocol.decode_json(b"".join(chunks) or b"null", MAX_BODY_BYTES, "the body")
 
 
 def static_path(root: Path, relative: str) -> Path:
@@ -127,6 +139,17 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     manager = RoomManager(
         catalogue, store, max_rooms=cfg.max_rooms, idle_expiry=cfg.idle_expiry, ai_workers=cfg.ai_workers
     )
+    limits = ClientLimits(cfg.limits, cfg.clock)
+    store_lock = threading.Lock()  # the store's caches and a replay cursor serve one worker thread at a time
+
+    async def off_loop(work: Any, *args: Any) -> Any:
+        """Return ``work(*args)`` run in a worker thread: a long record never stalls every room's event loop."""
+
+        def locked() -> Any:
+            with store_lock:
+                return work(*args)
+
+        return await asyncio.to_thread(locked)
 
     def api(handler: Any) -> Any:
         @functools.wraps(handler)
@@ -192,9 +215,13 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     async def rooms(request: Request) -> Response | JSON:
         if request.method == "POST":
             if not same_origin(request.headers):
-                raise InputError("bad_origin", f"requests from {request.headers.get('origin')!r} are not accepted")
+                raise InputError("bad_origin", f"requests from {brief(request.headers.get('origin'))} are not accepted")
+            client = peer(request)
+            limits.check_room(client, manager.rooms)
             body = await read_json(request)
-            return JSONResponse(await manager.create(body, games.get), status_code=201)
+            created = await manager.create(body, games.get)
+            limits.created(client, created["room"])
+            return JSONResponse(created, status_code=201)
         return {"rooms": [r.summary() for r in manager.rooms.values()]}
 
     @api
@@ -222,7 +249,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     @api
     async def records(request: Request) -> JSON:
-        return store.listing()
+        listing: JSON = await off_loop(store.listing)
+        return listing
 
     @api
     async def record(request: Request) -> JSON:
@@ -231,17 +259,14 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             rid, _, ply_text = rid.rpartition("/ply/")
             if not _is_int(ply_text):
                 raise InputError("bad_ply", f"ply must be an integer, got {protocol.brief(ply_text)}")
-            adapter, _, cursor = store.open(rid)
-            return adapter.replay_view(cursor, int(ply_text))
-        adapter, summary, cursor = store.open(rid)
-        options = summary.get("options") or {}
-        summary["layout"] = adapter.layout(adapter.parse_options(options))
+            return await off_loop(_replay_view, store, rid, int(ply_text))
+        summary: JSON = await off_loop(_record_summary, store, rid)
         return summary
 
     async def websocket(ws: WebSocket) -> None:
         await ws.accept()
         if not same_origin(ws.headers):
-            refusal = f"connections from pages of {ws.headers.get('origin')!r} are not accepted"
+            refusal = f"connections from pages of {brief(ws.headers.get('origin'))} are not accepted"
             await ws.send_text(json.dumps(protocol.error(InputError("bad_origin", refusal))))
             await ws.close(4403)
             return
@@ -250,6 +275,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             await ws.close(code)
 
         conn = Connection(ws.send_text, close)
+        client = peer(ws)
         try:
             while not conn.closed:
                 message = await ws.receive()
@@ -260,6 +286,11 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                     await conn.send(
                         protocol.error(InputError("bad_json", "binary frames are not accepted; send JSON text"))
                     )
+                    continue
+                try:
+                    limits.check_message(client)
+                except InputError as exc:  # refused unread: a flood costs its sender, not the rooms
+                    await conn.send(protocol.error(exc))
                     continue
                 await manager.handle_text(conn, text)
         except WebSocketDisconnect:
@@ -296,7 +327,60 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HTTPException: not_found})
     app.state.manager = manager
     app.state.config = cfg
+    app.state.limits = limits
+    app.add_middleware(HostGuard, check=HostCheck(cfg.allow_hosts))
     return app
+
+
+class HostGuard:
+    """ASGI middleware: every HTTP request and websocket handshake whose Host is not allowed gets 403 ``bad_host``."""
+
+    def __init__(self, app: Any, check: HostCheck) -> None:
+        self.app = app
+        self.check = check
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        try:
+            self.check.check(scope, headers)
+        except InputError as exc:
+            log.warning("refused a request for host %s", brief(headers.get("host")))
+            if scope["type"] == "http":
+                await error_response(exc)(scope, receive, send)
+                return
+            await _refuse_handshake(WebSocket(scope, receive, send), exc)
+            return
+        await self.app(scope, receive, send)
+
+
+async def _refuse_handshake(ws: WebSocket, exc: InputError) -> None:
+    """Refuse a websocket handshake: a 403 JSON answer where the server can send one, else an error and 4403."""
+    if "websocket.http.response" in ws.scope.get("extensions", {}):
+        await ws.send_denial_response(error_response(exc))
+        return
+    await ws.accept()
+    await ws.send_text(json.dumps(protocol.error(exc)))
+    await ws.close(4403)
+
+
+def peer(connection: Request | WebSocket) -> str:
+    """Return the client's address, the key of its limits."""
+    return connection.client.host if connection.client else "unknown"
+
+
+def _replay_view(store: RecordStore, rid: str, ply: int) -> JSON:
+    adapter, _, cursor = store.open(rid)
+    view: JSON = adapter.replay_view(cursor, ply)
+    return view
+
+
+def _record_summary(store: RecordStore, rid: str) -> JSON:
+    adapter, summary, _ = store.open(rid)
+    summary["layout"] = adapter.layout(adapter.parse_options(summary.get("options") or {}))
+    return summary
 
 
 def _is_int(text: str) -> bool:

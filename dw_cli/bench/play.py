@@ -41,6 +41,7 @@ def _serve(port_queue: Any, records: str, max_rooms: int) -> None:
 
     import uvicorn
 
+    from play.limits import LimitSettings
     from play.server import WS_MAX_SIZE, ServerConfig, create_app
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -51,7 +52,11 @@ def _serve(port_queue: Any, records: str, max_rooms: int) -> None:
 
     for adapter in available():  # compile before serving, so the first rooms do not wait for numba
         adapter.warm_up()
-    app = create_app(ServerConfig(records=Path(records), max_rooms=max_rooms, idle_expiry=60.0, ai_workers=2))
+    # one address drives every room: the per-client limits would measure themselves, not the server
+    settings = ServerConfig(
+        records=Path(records), max_rooms=max_rooms, idle_expiry=60.0, ai_workers=2, limits=LimitSettings.off()
+    )
+    app = create_app(settings)
     config = uvicorn.Config(
         app, ws_max_size=WS_MAX_SIZE, ws_per_message_deflate=False, log_level="error", ws="websockets-sansio"
     )

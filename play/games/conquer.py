@@ -48,7 +48,7 @@ class ConquerSession(BoardSession):
 
     def _selection(self, seat: int, target: int, message: Mapping[str, Any]) -> JSON:
         """Return whether the point ``target`` is legal for the acting seat now, and why not (rule R-3.3)."""
-        legal = self.game.is_legal(target)
+        legal = bool(self.game.is_legal(target))  # the engine answers a numpy bool, which JSON cannot carry
         out: JSON = {"cell": list(message["cell"]), "legal": legal}
         if not legal:
             try:
