@@ -46,6 +46,10 @@ def test_dw_play_serves_the_page_and_api(tmp_path: Path) -> None:
         (["play", "--idle-expiry", "0"], "--idle-expiry"),
         (["play", "--max-rooms", "0"], "--max-rooms"),
         (["play", "--strategies", "/no/such/folder"], "no such folder"),
+        (["play", "--idle-expiry", "nan"], "--idle-expiry must be a positive finite number of seconds, got nan"),
+        (["play", "--idle-expiry", "inf"], "--idle-expiry must be a positive finite"),
+        (["play", "--records", "/etc/passwd"], "--records must be a folder (games are saved in it), got the file"),
+        (["play", "--allow-host", "evil.example/x"], "--allow-host takes a host name"),
     ],
 )
 def test_dw_play_refuses_bad_arguments(argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -87,3 +91,12 @@ def test_a_checkpoint_plays_a_seat(tmp_path: Path) -> None:
             else:
                 raise AssertionError("the AI seats did not answer")
             assert [e["seat"] for e in msg["state"]["log"]] == [0, 1, 2]
+
+
+def test_listening_beyond_loopback_prints_how_to_serve_behind_tls() -> None:
+    from dw_cli.commands.play import is_loopback_bind, tls_hint
+
+    assert is_loopback_bind("127.0.0.1") and is_loopback_bind("localhost") and is_loopback_bind("::1")
+    assert not is_loopback_bind("0.0.0.0") and not is_loopback_bind("192.168.1.5")
+    hint = tls_hint("0.0.0.0")
+    assert "0.0.0.0" in hint and "TLS reverse proxy" in hint and "--allow-host NAME" in hint

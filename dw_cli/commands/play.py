@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import threading
 import webbrowser
 from pathlib import Path
@@ -27,6 +28,13 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--idle-expiry", type=float, default=1800.0, metavar="SECONDS", help="drop unwatched rooms after")
     p.add_argument("--max-rooms", type=int, default=200, help="rooms held at once (default 200)")
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the server answers to besides loopback and its address (repeatable; e.g. a public name)",
+    )
     p.add_argument("--no-browser", action="store_true", help="do not open the browser")
     p.set_defaults(func=run)
 
@@ -34,13 +42,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must be in 0..65535, got {args.port}")
-    if args.idle_expiry <= 0:
-        raise ValueError(f"--idle-expiry must be positive, got {args.idle_expiry}")
-    if args.max_rooms < 1:
-        raise ValueError(f"--max-rooms must be at least 1, got {args.max_rooms}")
-    for folder in [*args.strategies, *args.replays]:
-        if not folder.is_dir():
-            raise FileNotFoundError(f"no such folder: {folder}")
+    check_arguments(args)
 
     import uvicorn
 
@@ -54,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
         replays=list(args.replays),
         max_rooms=args.max_rooms,
         idle_expiry=args.idle_expiry,
+        allow_hosts=list(args.allow_host),
     )
     app = create_app(config)
     server = uvicorn.Server(
@@ -78,6 +81,42 @@ def run(args: argparse.Namespace) -> int:
         if not args.no_browser:
             webbrowser.open(url)
 
+    if not is_loopback_bind(args.host):
+        print(tls_hint(args.host), flush=True)
     threading.Thread(target=announce, daemon=True).start()
     server.run()
     return 0
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    """Return if ``dw play``'s arguments are usable; ValueError / FileNotFoundError naming the first that is not."""
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be in 0..65535, got {args.port}")
+    if not math.isfinite(args.idle_expiry) or args.idle_expiry <= 0:
+        raise ValueError(f"--idle-expiry must be a positive finite number of seconds, got {args.idle_expiry}")
+    if args.max_rooms < 1:
+        raise ValueError(f"--max-rooms must be at least 1, got {args.max_rooms}")
+    for folder in [*args.strategies, *args.replays]:
+        if not folder.is_dir():
+            raise FileNotFoundError(f"no such folder: {folder}")
+    if args.records is not None and args.records.exists() and not args.records.is_dir():
+        raise ValueError(f"--records must be a folder (games are saved in it), got the file {args.records}")
+    for name in args.allow_host:
+        if not name or len(name) > 253 or any(c in name for c in "/ @?#") or not name.isascii():
+            raise ValueError(f"--allow-host takes a host name such as play.example.org, got {name!r}")
+
+
+def is_loopback_bind(host: str) -> bool:
+    """Return True if listening on ``host`` serves this computer only."""
+    from play.hosts import host_name, is_loopback
+
+    return is_loopback(host_name(host))
+
+
+def tls_hint(host: str) -> str:
+    """Return the warning printed when the server listens beyond this computer."""
+    return (
+        f"dw play: listening on {host}: other computers can reach this server over plain HTTP. To serve it "
+        "publicly, put it behind a TLS reverse proxy (Caddy, nginx) that forwards to 127.0.0.1, and start "
+        "dw play with --allow-host NAME for each public name it is reached by (other Host names get 403 bad_host)."
+    )
