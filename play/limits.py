@@ -1,5 +1,5 @@
 """Per-client limits of the play server: token buckets for room creation and websocket messages, a cap of live
-rooms per client (docs/PLAY.md, "Security and limits").
+rooms per client (docs/PLAY.md, "Limits and robustness").
 
 A client is its peer address. Time comes from an injected clock (``time.monotonic`` unless told), so a test
 drives the buckets by moving its own clock instead of sleeping. One client emptying its buckets costs only that

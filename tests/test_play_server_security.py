@@ -1,6 +1,7 @@
-"""The play server's defences (docs/PLAY.md, "Security and limits"): the Host check against DNS rebinding,
-per-client rate limits driven by an injected clock (no sleeps), records read with size and depth limits off the
-event loop, deep JSON refused as ``bad_json``, and one client's bad messages never reaching another room.
+"""The play server's defences (docs/PLAY.md, "Limits and robustness" and "Security: hosts and TLS"): the Host
+check against DNS rebinding, per-client rate limits driven by an injected clock (no sleeps), records read with
+size and depth limits off the event loop, deep JSON refused as ``bad_json``, and one client's bad messages never
+reaching another room.
 """
 
 from __future__ import annotations
