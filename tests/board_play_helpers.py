@@ -6,7 +6,6 @@ The menu helper serves Domain Wheel's browser tests too: every game's menu is a 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import parse_qs
@@ -15,7 +14,7 @@ import httpx
 import pytest
 
 from play.games import InputError
-from tests.play_fixtures import TIMEOUT_MS, LiveServer
+from tests.play_fixtures import TIMEOUT_MS, LiveServer, wait_until
 
 GAME = "[data-testid=game-screen]"
 
@@ -56,10 +55,7 @@ def spectate_ai_game(pg: Any, server: LiveServer, body: Mapping[str, Any], click
     pg.goto(server.url + answer.json()["spectate"])  # the AIs play while someone watches
     wait_state(pg, "d.over === 'true'")
     assert pg.locator(clickable).count() == 0  # a spectator plays nothing
-    deadline = time.monotonic() + TIMEOUT_MS / 1000
-    while not room.record_id and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert room.record_id, "the AI game was not saved in time"
+    wait_until(lambda: room.record_id, "saving the AI game's record")
     return room
 
 

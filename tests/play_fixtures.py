@@ -10,7 +10,7 @@ import contextlib
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,19 @@ needs_chromium = pytest.mark.skipif(
 )
 #: default Playwright timeout for one wait or action (ms); generous: CI machines and shared cores can be slow
 TIMEOUT_MS = 40_000
+
+
+#: the overall deadline of a condition wait (s): a safety net on a loaded machine, never what a test asserts
+WAIT_S = 60.0
+
+
+def wait_until(condition: Callable[[], Any], what: str, timeout: float = WAIT_S) -> Any:
+    """Return ``condition()``'s first truthy value, polling it; AssertionError naming ``what`` after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not (value := condition()):
+        assert time.monotonic() < deadline, f"{what} did not happen within {timeout:g} s"
+        time.sleep(0.02)
+    return value
 
 
 def free_port() -> int:
@@ -47,11 +60,9 @@ class LiveServer:
 
     def start(self) -> LiveServer:
         self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("the play server did not start within 20 s")
-            time.sleep(0.05)
+        wait_until(lambda: self.server.started or not self.thread.is_alive(), "the play server's start")
+        if not self.server.started:
+            raise RuntimeError("the play server's thread ended before it served")
         return self
 
     def warm_up(self) -> LiveServer:

@@ -23,7 +23,7 @@ from dw_env import position
 from dw_env.engine import Game
 from dw_env.record import Recorder
 from dw_env.rules import layout as lay
-from tests.play_fixtures import TIMEOUT_MS, LiveServer, needs_chromium
+from tests.play_fixtures import TIMEOUT_MS, LiveServer, needs_chromium, wait_until
 
 pytestmark = needs_chromium
 #: the fixtures live_server, browser and page
@@ -199,9 +199,9 @@ def test_an_illegal_click_changes_nothing_and_p_passes(page: Any, live_server: L
     far = next(c for c, qr in reversed(cells) if qr not in dests and qr not in pieces)
     pg.dispatch_event(f".cell[data-cell='{far}']", "click")
     pg.wait_for_selector("[data-testid=destination]", state="detached")
-    pg.wait_for_timeout(300)
     assert ply(pg) == 0 and (game.board == before).all()
-    # pass with P (rule 11.2); the two AIs answer
+    # pass with P (rule 11.2); the two AIs answer. The socket is handled in order, so had the illegal click
+    # sent a move, the record's first action would be it, not the pass: no wait for "nothing happened"
     pg.keyboard.press("p")
     wait_state(pg, "d.ply === '3' && d.turn === '0'")
     assert "pass" in json.dumps(live_server.rooms[room].session.record()["moves"][0])
@@ -223,7 +223,10 @@ def test_end_request_needs_two_clicks(page: Any, live_server: LiveServer) -> Non
     pg.wait_for_function("!document.querySelector('[data-testid=end-request]').disabled")
     end.click()  # first click only arms the button (rule 11.9)
     assert end.get_attribute("data-armed") == "true"
-    pg.wait_for_timeout(300)
+    # a fence through the same socket (handled in order): once the speed reached the room, an end request
+    # sent by the first click would have been handled too
+    pg.select_option("[data-testid=ai-speed]", "fast")
+    wait_until(lambda: srv_room.speed == "fast", "the AI speed reaching the room")
     assert not srv_room.session.over
     pg.keyboard.press("Escape")  # Esc disarms
     assert end.get_attribute("data-armed") is None
@@ -322,10 +325,7 @@ def test_camera_help_and_language(page: Any, live_server: LiveServer) -> None:
     pg.keyboard.press("h")
     assert pg.is_hidden("[data-testid=help]")
     pg.select_option("[data-testid=ai-speed]", "fast")  # the room's AI speed (rule 11.9)
-    deadline = time.monotonic() + 10
-    while live_server.rooms[room].speed != "fast":
-        assert time.monotonic() < deadline, "the AI speed did not reach the room"
-        time.sleep(0.05)
+    wait_until(lambda: live_server.rooms[room].speed == "fast", "the AI speed reaching the room")
     pg.click("[data-testid=lang-switch]")
     pg.wait_for_function("document.documentElement.lang === 'en'")
     assert "Pass" in pg.inner_text("[data-testid=pass]")

@@ -7,10 +7,10 @@ Every websocket read is bounded by a message count, never an open-ended wait.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from starlette.testclient import TestClient
 
 from dw_env.rules import layout as lay
 from play.server import ServerConfig, create_app
+from tests.play_fixtures import wait_until
 
 SMALL = {"land_radius": 1, "map_radius": 2}
 MAX_READS = 2000
@@ -352,16 +353,27 @@ def test_disconnect_mid_move_leaves_the_server_working(client: TestClient) -> No
         assert ask(ws, {"type": "ping"})["type"] == "pong"
 
 
-def test_an_all_ai_room_plays_for_its_spectators_at_the_chosen_speed(client: TestClient) -> None:
+def test_an_all_ai_room_plays_for_its_spectators_at_the_chosen_speed(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    delays: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def recorded_sleep(delay: float, *args: Any) -> Any:  # the AI loop's pauses, recorded, not measured
+        delays.append(delay)
+        return await real_sleep(delay, *args)
+
+    monkeypatch.setattr("play.rooms.asyncio.sleep", recorded_sleep)
     room = make_room(client, [{"type": "ai", "strategy": "random"}] * 3, ai_speed="fast")
     assert all("token" not in s for s in room["seats"])
-    time.sleep(0.3)
-    assert client.get(f"/api/rooms/{room['room']}").json()["ply"] == 0  # nobody watches: the AIs wait
+    live = client.app.state.manager.rooms[room["room"]]  # type: ignore[attr-defined]
+    # nobody watches: the AI loop parks on the room's wake event (a condition, not a pause) and plays nothing
+    wait_until(lambda: live.ai_task is None or live.wake._waiters, "the AI loop parking")
+    assert client.get(f"/api/rooms/{room['room']}").json()["ply"] == 0 and 0.25 not in delays
     with client.websocket_connect("/ws") as ws:
         hello(ws, room, seat=None)
-        t0 = time.monotonic()
         state = read_until(ws, lambda m: m["type"] == "state" and m["state"]["ply"] >= 2)["state"]
-        assert time.monotonic() - t0 >= 0.4  # two moves at 0.25 s each
+        assert delays.count(0.25) >= 2  # each AI move waited the fast speed's pause first
         assert [e["seat"] for e in state["log"]][:2] == [0, 1]
 
 
@@ -392,15 +404,20 @@ def test_a_server_bug_costs_one_answer_not_the_socket(client: TestClient, monkey
 
 
 def test_idle_rooms_expire(records: Path) -> None:
-    with TestClient(create_app(ServerConfig(records=records, idle_expiry=0.3))) as c:
+    with TestClient(create_app(ServerConfig(records=records, idle_expiry=1000.0))) as c:
+        manager = c.app.state.manager  # type: ignore[attr-defined]
         room = make_room(c)
+        live = manager.rooms[room["room"]]
         with c.websocket_connect("/ws") as ws:
             hello(ws, room)
-            time.sleep(0.6)  # connected: it stays
+            live.idle_since -= 5000.0  # long past the expiry, but connected: it stays
+            assert c.portal.call(manager.sweep) == []
             assert c.get(f"/api/rooms/{room['room']}").status_code == 200
-        deadline = time.monotonic() + 5
-        while c.get(f"/api/rooms/{room['room']}").status_code == 200 and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_until(lambda: not live.connections(), "the server seeing the socket close")
+        assert c.portal.call(manager.sweep) == []  # unwatched only since now: not yet
+        live.idle_since -= 1000.0
+        c.portal.call(manager.sweep)  # (the server's own sweeper may be the one that removes it)
+        assert room["room"] not in manager.rooms
         assert c.get(f"/api/rooms/{room['room']}").json()["error"]["code"] == "no_such_room"
 
 
@@ -434,10 +451,7 @@ def test_game_to_the_end_by_a_scripted_client_then_replay(client: TestClient, re
             seen[state["ply"]] = state
         assert state["result"]["end_reason"] in ("truncation", "centre", "countdown", "end_request")
         assert ask(ws, {"type": "pass"})["code"] == "game_over"
-    deadline = time.monotonic() + 5
-    while not client.get(f"/api/rooms/{room['room']}").json()["record"] and time.monotonic() < deadline:
-        time.sleep(0.05)
-    rid = client.get(f"/api/rooms/{room['room']}").json()["record"]
+    rid = wait_until(lambda: client.get(f"/api/rooms/{room['room']}").json()["record"], "saving the record")
     listing = client.get("/api/records").json()
     assert [r["id"] for r in listing["records"]] == [rid]
     assert listing["records"][0]["players"] == ["human:Ana", "random", "random"]
@@ -555,9 +569,7 @@ def test_real_uvicorn_on_loopback(records: Path) -> None:
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
-        deadline = time.monotonic() + 20
-        while not server.started and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: server.started, "uvicorn's start")
         import httpx
 
         room = httpx.post(
