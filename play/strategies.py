@@ -28,17 +28,23 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gamecore.loaders import load_json
 from play.games import JSON, InputError
 from policies import games, registry
+
+log = logging.getLogger("play.strategies")
 
 #: the repository's shipped checkpoints, searched after the folders given on the command line
 DEFAULT_DIRS: tuple[Path, ...] = (Path(__file__).resolve().parents[1] / "checkpoints",)
 _CARD_LIMIT = 20_000
+#: the largest ``strategy.json`` the menu reads (a manifest is a few KB; its graphs are separate files)
+MANIFEST_LIMIT = 1 << 20
 _GAME_ROW = re.compile(r"^\|\s*Game\s*\|\s*(.+?)\s*\|\s*$", re.MULTILINE)
 
 
@@ -115,12 +121,43 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in line[1:-1].split("|")]
 
 
-def _package_card(folder: Path) -> tuple[str, JSON | None]:
+class ManifestError(ValueError):
+    """A package folder whose ``strategy.json`` cannot be read: too big, nested too deeply, not JSON."""
+
+
+#: path -> ((modification time, size), the manifest read there or None where it could not be read)
+_MANIFESTS: dict[str, tuple[tuple[int, int], dict[str, Any] | None]] = {}
+
+
+def read_manifest(folder: Path) -> dict[str, Any] | None:
+    """Return a package folder's ``strategy.json`` as a dict, or None (with one warning naming it and why).
+
+    Read with the bounded loader (:data:`MANIFEST_LIMIT` bytes, nesting depth 64) and cached by modification
+    time, so a bad package found at start-up or later is skipped with one warning, never a failed request.
+    """
+    path = folder / "strategy.json"
     try:
-        data = json.loads((folder / "strategy.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return folder.name, None
-    if not isinstance(data, dict):
+        stat = path.stat()
+    except OSError:
+        return None
+    key, stamp = str(path.resolve()), (stat.st_mtime_ns, stat.st_size)
+    cached = _MANIFESTS.get(key)
+    if cached is None or cached[0] != stamp:
+        data: dict[str, Any] | None = None
+        try:
+            found = load_json(path, MANIFEST_LIMIT, ManifestError)
+            if not isinstance(found, dict):
+                raise ManifestError(f"{path}: a manifest is a JSON object, found {type(found).__name__}")
+            data = found
+        except (OSError, ManifestError) as exc:
+            log.warning("skipping the strategy package %s: %s", folder, exc)
+        cached = _MANIFESTS[key] = (stamp, data)
+    return cached[1]
+
+
+def _package_card(folder: Path) -> tuple[str, JSON | None]:
+    data = read_manifest(folder)
+    if data is None:
         return folder.name, None
     name = str(data["name"]) if isinstance(data.get("name"), str) else folder.name
     card: JSON = data["card"] if isinstance(data.get("card"), dict) else {}
@@ -162,14 +199,14 @@ def package_game(folder: Path) -> str | None:
     A manifest that names no game at all (written before packages had other games, or by hand) is Domain
     Wheel's; one whose ``game`` entry is malformed, or that cannot be read, is offered nowhere.
     """
+    data = read_manifest(folder)
+    if data is None:
+        return None
     try:
-        data = json.loads((folder / "strategy.json").read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
-            return None
         if "game" not in data:
             return games.DEFAULT_GAME
         name = data["game"]["name"]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (KeyError, TypeError):
         return None
     return games.DEFAULT_GAME if name == "domain-wheel" else name if isinstance(name, str) else None
 
@@ -230,11 +267,11 @@ def search_playouts(game_id: str) -> int:
 
 def _package_has_value(folder: Path) -> bool:
     """Return True if every graph of the package's manifest names a value output (what its search reads)."""
+    data = read_manifest(folder)
     try:
-        data = json.loads((folder / "strategy.json").read_text(encoding="utf-8"))
-        graphs = data["graphs"]
+        graphs = data["graphs"] if data is not None else None
         return bool(graphs) and all(isinstance(g["roles"].get("value"), str) for g in graphs)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (KeyError, TypeError, AttributeError):
         return False
 
 
