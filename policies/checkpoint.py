@@ -213,8 +213,12 @@ def network_size(payload: dict[str, Any], path: str | Path) -> dict[str, int]:
     return size
 
 
-def load_weights(net: Any, payload: dict[str, Any], path: str | Path) -> None:
-    """Load ``payload["model"]`` into ``net``; CheckpointError naming what does not fit (``net`` unchanged then)."""
+def check_fit(expected: dict[str, Any], payload: dict[str, Any], path: str | Path) -> None:
+    """Raise CheckpointError unless ``payload["model"]`` has exactly the tensors of ``expected`` (a state dict).
+
+    Only names, shapes and dtypes are compared, so ``expected`` may come from a network on torch's ``meta``
+    device, which allocates nothing (:func:`build_network`).
+    """
     import torch
 
     model = payload["model"]
@@ -222,7 +226,6 @@ def load_weights(net: Any, payload: dict[str, Any], path: str | Path) -> None:
         raise CheckpointError(
             f"{path}: damaged checkpoint, model must be a non-empty mapping of weights, got {brief(model)}"
         )
-    expected = net.state_dict()
     missing = [k for k in expected if k not in model]
     extra = [brief(k) for k in model if k not in expected]
     wrong = [
@@ -239,6 +242,14 @@ def load_weights(net: Any, payload: dict[str, Any], path: str | Path) -> None:
             f"{path}: the weights do not fit the network the file names ({brief(payload.get('network'))}): "
             + "; ".join(parts)
         )
+
+
+def load_weights(net: Any, payload: dict[str, Any], path: str | Path) -> None:
+    """Load ``payload["model"]`` into ``net``; CheckpointError naming what does not fit (``net`` unchanged then)."""
+    import torch
+
+    check_fit(net.state_dict(), payload, path)
+    model = payload["model"]
     bad = [k for k, v in model.items() if not bool(torch.isfinite(v).all())]
     if bad:
         raise CheckpointError(f"{path}: the weights hold NaN or infinite values: {_few(bad)}")
@@ -248,27 +259,57 @@ def load_weights(net: Any, payload: dict[str, Any], path: str | Path) -> None:
 def build_network(payload: dict[str, Any], path: str | Path) -> Any:
     """Return the network a checkpoint names (its game's kind, size and map) with its weights loaded.
 
-    CheckpointError if the size or the weights do not fit. Torch's RNG stream is left where it was.
+    CheckpointError if the size or the weights do not fit. The claimed network is first made on torch's
+    ``meta`` device (shapes, no memory) and compared with the saved tensors: a small file that claims a huge
+    network is refused before anything of that size is allocated. Torch's RNG stream is left where it was.
     """
     import torch
 
+    with torch.random.fork_rng(devices=[]), _weights_on_meta():  # fork: building nets must not move torch's RNG
+        check_fit(_make_network(payload, path).state_dict(), payload, path)
+    with torch.random.fork_rng(devices=[]):
+        net = _make_network(payload, path)
+    load_weights(net, payload, path)
+    return net
+
+
+def _make_network(payload: dict[str, Any], path: str | Path) -> Any:
+    """Return the untrained network a checkpoint names (its game's kind, size and map)."""
     from policies import games
 
     options = saved_options(payload, path)
     size = network_size(payload, path)
     game = game_of(payload, path)
-    with torch.random.fork_rng(devices=[]):  # building a net for the check must not move torch's RNG
-        if game == games.DEFAULT_GAME:
-            from dw_env.geometry import build_geometry
-            from policies.network import HexPolicyNet
+    if game == games.DEFAULT_GAME:
+        from dw_env.geometry import build_geometry
+        from policies.network import HexPolicyNet
 
-            net = HexPolicyNet(build_geometry(options.land_radius, options.map_radius), **size)
-        else:
-            if size.pop("turn_trunk"):
-                raise CheckpointError(f"{path}: network.turn_trunk must be 0 for {game} (one decision a turn), got 1")
-            net = games.get(game).make_network(options, size)  # type: ignore[attr-defined]
-    load_weights(net, payload, path)
-    return net
+        return HexPolicyNet(build_geometry(options.land_radius, options.map_radius), **size)
+    if size.pop("turn_trunk"):
+        raise CheckpointError(f"{path}: network.turn_trunk must be 0 for {game} (one decision a turn), got 1")
+    return games.get(game).make_network(options, size)  # type: ignore[attr-defined]
+
+
+def _weights_on_meta() -> Any:
+    """Return a context (this thread only) in which sized factories make ``meta`` tensors: shapes, no memory.
+
+    Layers make their weights with ``torch.empty`` (or ``zeros``, ``ones``, ...) and fill them in place, which
+    a meta tensor skips; the networks' tables made from data (``torch.tensor``) stay real, so constructors
+    that read them still work.
+    """
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    sized = {torch.empty, torch.zeros, torch.ones, torch.full, torch.rand, torch.randn}
+
+    class WeightsOnMeta(TorchFunctionMode):
+        def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            kwargs = dict(kwargs or {})
+            if func in sized:
+                kwargs["device"] = "meta"
+            return func(*args, **kwargs)
+
+    return WeightsOnMeta()
 
 
 def check_playable(payload: dict[str, Any], path: str | Path) -> None:
