@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from play import protocol
+from play import ai_seat, protocol
 from play.games import DEFAULT_GAME, JSON, GameAdapter, GameSession, InputError
 from play.records import RecordStore
 from play.strategies import Catalogue
@@ -519,7 +519,6 @@ class RoomManager:
 
     async def _ai_loop(self, room: Room) -> None:
         """Play the AI seats' turns while someone watches (each decision off the event loop)."""
-        loop = asyncio.get_running_loop()
         while room.id in self.rooms and not room.session.over:
             seat_index = room.session.turn
             if seat_index is None or room.seats[seat_index].type != "ai" or not room.connections():
@@ -534,11 +533,7 @@ class RoomManager:
             session, seat = room.session, room.seats[seat_index]
             ply = session.ply
             snapshot = session.ai_snapshot()
-            try:
-                action = await loop.run_in_executor(self.executor, session.ai_action, seat.policy, snapshot, seat_index)
-            except Exception:  # noqa: BLE001 - a failing AI plays the fallback rather than stopping the room
-                log.exception("room %s: the AI of seat %d failed; it plays the fallback (a pass)", room.id, seat_index)
-                action = None
+            action = await ai_seat.decide(room, session, seat.policy, snapshot, seat_index)  # None: the fallback
             async with room.lock:
                 if room.session.ply != ply or room.session.turn != seat_index:
                     continue

@@ -17,10 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from policies.base import Policy
-from policies.onnx_policy import OnnxGraph
+from policies.onnx_policy import OnnxGraph, checked_action, sample_legal
 from policies.package import MANIFEST, GraphSpec, Package, PackageError, is_package, read_package
 
 #: the game id a Domain Wheel package names (policies.two_phase.GAME) -> its id in policies.games
@@ -104,16 +102,13 @@ class BoardPackagePolicy(Policy):
             self.graph = self._graphs[self.graph_for(game.options).file]
             self._options = game.options
         obs, mask = game.observe()
-        legal = np.flatnonzero(mask)
-        if len(legal) == 0:
+        if not mask.any():
             raise ValueError(f"{self.label}: no legal action to choose from")
         action, logits = self.graph.run(obs[None], mask[None])
         if self.greedy:
-            return int(action[0])
+            return checked_action(action[0], mask, self.label)
         assert logits is not None
-        z = logits[0, legal].astype(np.float64)
-        p = np.exp(z - z.max())
-        return int(legal[int(self.rng.choice(len(legal), p=p / p.sum()))])
+        return sample_legal(logits[0], mask, self.rng, self.label)
 
     def __repr__(self) -> str:
         return f"BoardPackagePolicy({self.label!r}, game={self.game.game_id}, greedy={self.greedy})"

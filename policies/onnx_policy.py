@@ -21,7 +21,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dw_env.engine import Game, Move
+from gamecore.errors import brief
+from policies import bounded
 from policies.base import Policy
+from policies.bounded import IllegalOutputError
 from policies.package import GraphSpec, Package, PackageError, TensorSpec, graph_bytes, read_package
 
 #: observation layout -> "module:Class" of the encoder/driver that plays a turn through a graph. The class is
@@ -91,8 +94,18 @@ class OnnxGraph:
     def run(self, obs: NDArray[Any], mask: NDArray[Any]) -> tuple[NDArray[np.int64], NDArray[np.float32] | None]:
         """Return (greedy actions [B], masked logits [B, A] or None) for a batch of observations and masks."""
         feed = {self._obs.name: obs.astype(self._obs_dtype, copy=False), self._mask.name: mask.astype(self._mask_dtype)}
-        out = self.session.run(self._fetch, feed)
+        out = self._run(self._fetch, feed)
         return np.asarray(out[0]).reshape(len(obs)), (out[1] if self.has_logits else None)
+
+    def _run(self, fetch: list[str], feed: dict[str, NDArray[Any]]) -> list[Any]:
+        """Return the graph's outputs; a bounded decision that is abandoned stops the run (:mod:`policies.bounded`)."""
+        import onnxruntime as ort
+
+        options = ort.RunOptions()
+        options.log_severity_level = 4  # a stopped run is reported by the seat's fault, not logged twice
+        with bounded.stoppable(lambda: setattr(options, "terminate", True)):
+            out: list[Any] = self.session.run(fetch, feed, options)
+        return out
 
     def check_evaluate(self) -> None:
         """Raise PackageError unless the graph has the logits and the value a search seat reads."""
@@ -111,8 +124,36 @@ class OnnxGraph:
         self.check_evaluate()
         assert self._evaluate_fetch is not None
         feed = {self._obs.name: obs.astype(self._obs_dtype, copy=False), self._mask.name: mask.astype(self._mask_dtype)}
-        logits, values = self.session.run(self._evaluate_fetch, feed)
+        logits, values = self._run(self._evaluate_fetch, feed)
         return np.asarray(logits, np.float32), np.asarray(values, np.float32).reshape(len(obs))
+
+
+def checked_action(value: Any, mask: NDArray[Any], label: str) -> int:
+    """Return the graph's action ``value`` as an int if ``mask`` allows it; IllegalOutputError naming it otherwise.
+
+    A negative action must not wrap around (action -1 once became the last cell) and a huge one must not reach
+    an index (2**62 once raised IndexError in the arena): both are refused here, before any table is read.
+    """
+    action = int(value)
+    if not 0 <= action < len(mask) or mask[action] == 0:
+        raise IllegalOutputError(
+            f"{label}: the graph chose action {brief(action)}, which is not legal here "
+            f"(allowed: {int(np.count_nonzero(mask))} actions of 0..{len(mask) - 1} that the mask marks)"
+        )
+    return action
+
+
+def sample_legal(logits: NDArray[Any], mask: NDArray[Any], rng: np.random.Generator, label: str) -> int:
+    """Return an action sampled from the legal actions' softmax; IllegalOutputError if their logits are not finite."""
+    legal = np.flatnonzero(mask)
+    z = np.asarray(logits, np.float64)[legal]
+    if len(legal) == 0 or not np.isfinite(z).all():
+        raise IllegalOutputError(
+            f"{label}: the graph's logits of the legal actions are not finite numbers ({brief(z.tolist())}); "
+            f"allowed: finite logits"
+        )
+    p = np.exp(z - z.max())
+    return int(legal[int(rng.choice(len(legal), p=p / p.sum()))])
 
 
 def _spec_of(arg: Any) -> TensorSpec:
@@ -172,15 +213,12 @@ class PackagePolicy(Policy):
         self.options = options
 
     def choose(self, obs: NDArray[np.int8], mask: NDArray[np.int8]) -> int:
-        """Return the action for one encoded observation and its mask."""
+        """Return the action for one encoded observation and its mask; IllegalOutputError if it is not legal."""
         action, logits = self.graph.run(obs[None], mask[None])
         if self.greedy:
-            return int(action[0])
+            return checked_action(action[0], mask, self.label)
         assert logits is not None
-        z = logits[0].astype(np.float64)
-        z = np.where(mask != 0, z - z[mask != 0].max(), -np.inf)
-        p = np.exp(z)
-        return int(self.rng.choice(len(p), p=p / p.sum()))
+        return sample_legal(logits[0], mask, self.rng, self.label)
 
     def act(self, game: Game, seat: int) -> Move:
         if game.options != self.options:

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from policies import games
+from policies import bounded, games
 from policies.base import Policy
 from policies.games.base import BoardGame
 from training.arena_config import ArenaConfig, Lineup
@@ -172,11 +172,13 @@ def play_game(
     on_move: Callable[[Any], None] | None = None,
     opening_plies: int = 0,
     game_id: str = games.DEFAULT_GAME,
+    time_limit: float = bounded.DEFAULT_LIMIT,
 ) -> dict[str, Any]:
     """Play one game of ``game_id`` to its end; return its result row (``training.arena_report.row_fields``).
 
     The game first plays the ``opening_plies`` plies of opening ``task.opening`` (:func:`opening_moves`),
-    then the seats' policies; ``on_move`` sees every action, the opening's included.
+    then the seats' policies, each decision within ``time_limit`` seconds (:func:`play_seat`); ``on_move``
+    sees every action, the opening's included. The row's ``faults`` counts each seat's faults by kind.
     """
     adapter = games.get(game_id)
     seeds = task.seat_seeds(base_seed)
@@ -184,17 +186,15 @@ def play_game(
     game = adapter.new_game(options)
     tracker = adapter.start_metrics(game)
     moves: list[tuple[int, ...]] = []
+    faults: list[dict[str, int]] = [{} for _ in task.seats]
     opening = opening_moves(options, base_seed, task.opening, opening_plies, game_id)
     while not game.over:
         seat = game.turn
-        move = opening[len(moves)] if len(moves) < len(opening) else policies[seat].act(game, seat)
-        try:
+        if len(moves) < len(opening):
+            move = opening[len(moves)]
             game.play(move)
-        except ValueError as exc:  # every engine's IllegalActionError is a ValueError
-            raise RuntimeError(
-                f"strategy {task.seats[seat]!r} in seat {adapter.seat_names[seat]} played an illegal action "
-                f"{move!r} in game {task.index} (seed {base_seed}): {exc}"
-            ) from None
+        else:
+            move = play_seat(adapter, policies[seat], game, seat, time_limit, faults[seat])
         moves.append(adapter.action_ints(move))
         if on_move is not None:
             on_move(move)
@@ -208,29 +208,64 @@ def play_game(
         "seeds": seeds,
         "strategies": list(task.seats),
         **adapter.result_row(game, tracker),
+        "faults": faults,
     }
+
+
+def play_seat(adapter: BoardGame, policy: Any, game: Any, seat: int, limit: float, faults: dict[str, int]) -> Any:
+    """Play and return ``seat``'s action: its policy's decision within ``limit`` seconds, else the fallback.
+
+    The policy thinks on a copy of the game (:func:`policies.bounded.decide`); a decision that overruns,
+    raises or is illegal is counted in ``faults`` by kind and the game's fallback action is played instead
+    (:meth:`BoardGame.fallback_action`). An illegal action leaves the game unchanged (every engine checks first).
+    """
+    snapshot = game.copy()
+    decision = bounded.decide(policy, lambda: policy.act(snapshot, seat), limit)
+    fault = decision.fault
+    if fault is None:
+        try:
+            game.play(decision.action)
+            return decision.action
+        except (ValueError, TypeError, IndexError, OverflowError):  # IllegalActionError is a ValueError
+            fault = "illegal"
+    faults[fault] = faults.get(fault, 0) + 1
+    move = adapter.fallback_action(game)
+    game.play(move)
+    return move
 
 
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(options: Any, base_seed: int, opening_plies: int = 0, game_id: str = games.DEFAULT_GAME) -> None:
+def _init_worker(
+    options: Any,
+    base_seed: int,
+    opening_plies: int = 0,
+    game_id: str = games.DEFAULT_GAME,
+    time_limit: float = bounded.DEFAULT_LIMIT,
+) -> None:
     # one thread per process: the arena's parallelism is across games (learned policies may use torch)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     ignore_interrupts()  # Ctrl-C stops the arena in the main process, which then ends its pool
-    _WORKER.update(options=options, seed=base_seed, opening_plies=opening_plies, game=game_id)
+    _WORKER.update(options=options, seed=base_seed, opening_plies=opening_plies, game=game_id, limit=time_limit)
 
 
 def _play_in_worker(task: GameTask) -> dict[str, Any]:
     return play_game(
-        task, _WORKER["options"], _WORKER["seed"], opening_plies=_WORKER["opening_plies"], game_id=_WORKER["game"]
+        task,
+        _WORKER["options"],
+        _WORKER["seed"],
+        opening_plies=_WORKER["opening_plies"],
+        game_id=_WORKER["game"],
+        time_limit=_WORKER["limit"],
     )
 
 
-def _play_chunk(job: tuple[Any, int, int, str, list[GameTask]]) -> list[dict[str, Any]]:
-    """Return the rows of one chunk of games, ``(options, seed, opening plies, game, tasks)``: a cluster task."""
-    options, seed, plies, game_id, chunk = job
-    return [play_game(t, options, seed, opening_plies=plies, game_id=game_id) for t in chunk]
+def _play_chunk(job: tuple[Any, ...]) -> list[dict[str, Any]]:
+    """Return the rows of one chunk of games, ``(options, seed, opening plies, game, tasks[, time limit])``."""
+    options, seed, plies, game_id, chunk, *rest = job
+    limit = rest[0] if rest else bounded.DEFAULT_LIMIT
+    return [play_game(t, options, seed, opening_plies=plies, game_id=game_id, time_limit=limit) for t in chunk]
 
 
 def _cluster_rows(config: ArenaConfig, tasks: list[GameTask]) -> Iterator[dict[str, Any]]:
@@ -241,7 +276,10 @@ def _cluster_rows(config: ArenaConfig, tasks: list[GameTask]) -> Iterator[dict[s
     from training import cluster
 
     size = cluster.chunk_size(len(tasks), cluster.cluster_cpus())
-    jobs = [(config.options, config.seed, config.opening_plies, config.game, c) for c in cluster.chunked(tasks, size)]
+    jobs = [
+        (config.options, config.seed, config.opening_plies, config.game, c, config.seat_time_limit)
+        for c in cluster.chunked(tasks, size)
+    ]
     for _, rows in cluster.imap(_play_chunk, jobs):
         yield from rows
 
@@ -271,13 +309,20 @@ def play_all(
             results: Iterator[dict[str, Any]] = _cluster_rows(config, tasks)
         elif workers == 1:
             results = (
-                play_game(t, config.options, config.seed, opening_plies=config.opening_plies, game_id=config.game)
+                play_game(
+                    t,
+                    config.options,
+                    config.seed,
+                    opening_plies=config.opening_plies,
+                    game_id=config.game,
+                    time_limit=config.seat_time_limit,
+                )
                 for t in tasks
             )
         else:
             files = any(not adapter.is_registered(s) for s in config.strategies)
             method = worker_start_method(files)
-            init = (config.options, config.seed, config.opening_plies, config.game)
+            init = (config.options, config.seed, config.opening_plies, config.game, config.seat_time_limit)
             pool = stack.enter_context(mp.get_context(method).Pool(workers, _init_worker, init))
             chunk = max(1, min(8, len(tasks) // (workers * 8)))
             results = pool.imap_unordered(_play_in_worker, tasks, chunksize=chunk)
@@ -300,6 +345,7 @@ def record_game(task: GameTask, config: ArenaConfig) -> tuple[Any, dict[str, Any
         on_move=record.append,
         opening_plies=config.opening_plies,
         game_id=config.game,
+        time_limit=config.seat_time_limit,
     )
     return record, row
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dw_env.info import NUM_PLAYERS
-from policies import games
+from policies import bounded, games
 from policies.games.base import BoardGame
 
 FORMAT = "domain-wheel-arena"
@@ -103,7 +103,7 @@ class ArenaConfig:
     ``game`` is an id of :mod:`policies.games` and ``options`` that game's options (None: its defaults).
     ``opening_plies`` K: every game starts with K random legal plies (:func:`training.arena.opening_moves`),
     the same K plies for game ``j`` of every seating and every line-up; 0 starts every game from the
-    initial position.
+    initial position. ``seat_time_limit``: the seconds each seat decision may take (:mod:`policies.bounded`).
     """
 
     lineups: tuple[Lineup, ...]
@@ -115,6 +115,7 @@ class ArenaConfig:
     players: tuple[str, ...] = ()
     opening_plies: int = DEFAULT_OPENING_PLIES
     game: str = games.DEFAULT_GAME
+    seat_time_limit: float = bounded.DEFAULT_LIMIT
 
     def __post_init__(self) -> None:
         adapter = games.get(self.game)
@@ -134,6 +135,7 @@ class ArenaConfig:
             if len(lineup) != adapter.num_players:
                 raise ValueError(f"a {adapter.title} line-up has {adapter.num_players} seats, got {list(lineup)}")
         check_opening_plies(self.opening_plies, self.options, adapter)
+        object.__setattr__(self, "seat_time_limit", bounded.check_limit(self.seat_time_limit, "seat time limit"))
 
     @property
     def adapter(self) -> BoardGame:
@@ -161,6 +163,7 @@ class ArenaConfig:
             "options": self.adapter.options_to_dict(self.options),
             "bootstrap": self.bootstrap,
             "opening_plies": self.opening_plies,
+            "seat_time_limit": self.seat_time_limit,
         }
 
 

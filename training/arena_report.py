@@ -116,6 +116,7 @@ def format_table(summary: dict[str, Any]) -> str:
         "Per-strategy columns count seat-games (a strategy in two seats of a game counts twice); endings are "
         "the share of its seat-games that ended each way.",
     ]
+    lines += _fault_lines(summary.get("faults", {}), summary["config"].get("seat_time_limit"))
     groups = summary["rating_groups"]
     if len(groups) > 1:
         lines.append(
@@ -124,6 +125,20 @@ def format_table(summary: dict[str, Any]) -> str:
             "groups come from the rating's weak prior; compare those by win rate."
         )
     return "\n".join(lines)
+
+
+def _fault_lines(faults: dict[str, dict[str, int]], limit: float | None) -> list[str]:
+    """Return the report's lines on seat faults (none when every decision was legal and in time)."""
+    if not faults:
+        return []
+    lines = [
+        f"Seat faults (each played the game's fallback action; time limit {limit:g} s a decision):"
+        if limit is not None
+        else "Seat faults (each played the game's fallback action):"
+    ]
+    for name, kinds in faults.items():
+        lines.append(f"  {name}: " + ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items())))
+    return lines
 
 
 def _distinct(entry: dict[str, Any], key: str) -> str:
@@ -188,6 +203,7 @@ def row_fields(game: BoardGame) -> list[str]:
         + ["winners", "leaders", "end_reason", "rounds", "plies", *game.row_columns]
         + [f"{metric}_{p}" for metric in game.seat_metrics for p in seats]
         + [f"seed_{p}" for p in seats]
+        + [f"faults_{p}" for p in seats]
     )
 
 
@@ -211,6 +227,7 @@ def csv_row(row: dict[str, Any], game: BoardGame | None = None) -> dict[str, Any
         for metric in game.seat_metrics:
             flat[f"{metric}_{p}"] = row[metric][s]
         flat[f"seed_{p}"] = row["seeds"][s]
+        flat[f"faults_{p}"] = sum(row["faults"][s].values()) if "faults" in row else 0
     return flat
 
 

@@ -263,6 +263,17 @@ def _overall(config: ArenaConfig, rows: Sequence[Row]) -> dict[str, Any]:
     }
 
 
+def seat_faults(rows: Sequence[Row]) -> dict[str, dict[str, int]]:
+    """Return, per strategy that had any, its seat faults by kind (policies/bounded.py), summed over the rows."""
+    total: dict[str, dict[str, int]] = {}
+    for row in rows:
+        for name, faults in zip(row["strategies"], row.get("faults", ()), strict=False):
+            for kind, n in faults.items():
+                entry = total.setdefault(name, {})
+                entry[kind] = entry.get(kind, 0) + int(n)
+    return total
+
+
 def summarize(config: ArenaConfig, rows: Sequence[Row]) -> dict[str, Any]:
     """Return the run's statistics: per strategy, per seat, the strategy matrix, ratings and endings."""
     game = config.adapter
@@ -291,6 +302,7 @@ def summarize(config: ArenaConfig, rows: Sequence[Row]) -> dict[str, Any]:
         "overall": _overall(config, rows),
         "strategies": [_strategy_entry(n, per[n], r) for n, r in zip(names, ratings, strict=True)],
         "rating_groups": groups,
+        "faults": seat_faults(rows),
         "lineups": _lineup_entries(config, rows),
         "seats": [
             {

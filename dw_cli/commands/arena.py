@@ -26,6 +26,16 @@ DEFAULT_OPENING_PLIES = 3
 MAX_OPENING_PLIES = 30
 
 
+def _seconds(text: str) -> float:
+    """Return ``--seat-time-limit``'s seconds; argparse's error naming the value and what is allowed."""
+    from policies.bounded import parse_limit
+
+    try:
+        return parse_limit(text, "the seat time limit")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "arena",
@@ -81,6 +91,14 @@ def register(subparsers: Any) -> None:
         help=f"start every game with K random legal plies, the same for game j of every seating and line-up "
         f"(0..{MAX_OPENING_PLIES}, default {DEFAULT_OPENING_PLIES}: one per colour; 0: every game from the "
         "initial position)",
+    )
+    run.add_argument(
+        "--seat-time-limit",
+        type=_seconds,
+        default=5.0,
+        metavar="SECONDS",
+        help="the most seconds one seat decision may take (0 < S <= 600, default 5); a seat that overruns, "
+        "fails or chooses an illegal action plays the game's fallback action and the report counts its faults",
     )
     game = p.add_argument_group("Domain Wheel's options (rule 10; default: the standard game)")
     game.add_argument("--land-radius", type=int, default=None, help="land radius n (1..5, default 2)")
@@ -180,6 +198,7 @@ def run_command(args: argparse.Namespace) -> int:
         mode=mode,
         players=tuple(args.players),
         opening_plies=args.opening_plies,
+        seat_time_limit=args.seat_time_limit,
     )
     if args.out is not None:
         check_out(args.out, args.overwrite)  # before any game: a bad folder must not cost the run

@@ -35,8 +35,26 @@ def register(subparsers: Any) -> None:
         metavar="NAME",
         help="a host name the server answers to besides loopback and its address (repeatable; e.g. a public name)",
     )
+    p.add_argument(
+        "--ai-time-limit",
+        type=_seconds,
+        default=5.0,
+        metavar="SECONDS",
+        help="the most seconds one AI decision may take (0 < S <= 600, default 5); an AI that overruns or fails "
+        "plays the game's fallback action and the room is told",
+    )
     p.add_argument("--no-browser", action="store_true", help="do not open the browser")
     p.set_defaults(func=run)
+
+
+def _seconds(text: str) -> float:
+    """Return ``--ai-time-limit``'s seconds; argparse's error naming the value and what is allowed."""
+    from policies.bounded import parse_limit
+
+    try:
+        return parse_limit(text, "the AI time limit")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
 
     from play.records import default_records_dir
     from play.server import WS_MAX_SIZE, ServerConfig, create_app
+    from policies import bounded
 
+    bounded.set_time_limit(args.ai_time_limit)  # every room's AI decisions (play/ai_seat.py)
     records = args.records or default_records_dir()
     config = ServerConfig(
         strategies=list(args.strategies),

@@ -93,6 +93,14 @@ class BoardGame(ABC):
     def opening_candidates(self, game: Any) -> list[Any]:
         """Return the actions a random opening may draw from in ``game`` (never empty while the game goes on)."""
 
+    def fallback_action(self, game: Any) -> Any:
+        """Return what the seat to act plays when its decision fails, overruns or is illegal (policies/bounded.py).
+
+        Default: the first legal action (the first opening candidate); games with a pass play it (the browser
+        game's rooms make the same choice, ``play.games.GameSession.fallback_action``).
+        """
+        return self.opening_candidates(game)[0]
+
     @abstractmethod
     def action_ints(self, action: Any) -> tuple[int, ...]:
         """Return an action as integers (the same length for every action of the game): hashes and checks."""

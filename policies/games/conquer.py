@@ -30,6 +30,10 @@ class Conquer(BoardGrid):
             f"{options['width']}x{options['height']}, {options['scoring']} scoring, {options['start']} start, {plies}"
         )
 
+    def fallback_action(self, game: Any) -> int:
+        """A pass (rule R-3.1): always legal while the game goes on, as in the browser game's rooms."""
+        return int(game.pass_action)
+
     def ply_limit(self, options: Any) -> int:
         return int(options.ply_limit)
 

@@ -83,6 +83,10 @@ class DomainWheel(BoardGame):
         """
         return [m for m in game.legal_moves() if not (m.is_pass or m.is_end_request)] or [PASS_MOVE]
 
+    def fallback_action(self, game: Any) -> Move:
+        """A pass: always legal (rule 3.2b), and what the browser game's rooms play for a failing AI too."""
+        return PASS_MOVE
+
     def action_ints(self, action: Any) -> tuple[int, ...]:
         return int(action[0]), int(action[1])
 
