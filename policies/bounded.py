@@ -32,14 +32,20 @@ from gamecore.errors import brief, clip
 DEFAULT_LIMIT = 5.0
 #: the most seconds a decision may be allowed
 MAX_LIMIT = 600.0
+#: extra seconds a seat's first decision in a process may take: it also compiles its kernels and loads its graph
+WARMUP_SECONDS = 120.0
 #: the kinds of fault a seat can have, in report order
-FAULTS = ("timeout", "error", "illegal", "busy")
+FAULTS = ("timeout", "error", "illegal", "busy", "retired")
 
 _local = threading.local()
 _running_lock = threading.Lock()
 #: id(seat) -> its decision still running (abandoned or not); a seat thinks once at a time
 _running: dict[int, _Attempt] = {}
-_settings = {"limit": DEFAULT_LIMIT}
+_settings = {"limit": DEFAULT_LIMIT, "warmup": WARMUP_SECONDS}
+#: id(seat) of the seats that finished a decision in this process (their warm-up is over)
+_warmed: set[int] = set()
+#: id(seat) -> its timeouts in a row (reset by a decision in time)
+_strikes: dict[int, int] = {}
 
 
 def check_limit(value: Any, name: str = "time limit") -> float:
@@ -109,6 +115,7 @@ class _Attempt:
             _local.attempt = None
             with _running_lock:
                 _running.pop(self.key, None)
+                _warmed.add(self.key)
             self.finished.set()
             if self._notify is not None:
                 self._notify()
@@ -130,6 +137,34 @@ class _Attempt:
         return Decision(action=self.result)
 
 
+def _allowance(seat: Any, limit: float) -> float:
+    """Return the seconds ``seat``'s next decision may take: ``limit``, plus the warm-up on its first one."""
+    with _running_lock:
+        return limit if id(seat) in _warmed else limit + _settings["warmup"]
+
+
+def _retired(seat: Any, retire_after: int | None) -> Decision | None:
+    """Return the "retired" fault if ``seat`` overran ``retire_after`` times in a row, else None."""
+    if retire_after is None:
+        return None
+    with _running_lock:
+        strikes = _strikes.get(id(seat), 0)
+    if strikes < retire_after:
+        return None
+    detail = f"it overran the time limit {strikes} times in a row; it is not asked again"
+    return Decision(fault="retired", detail=detail)
+
+
+def _strike(seat: Any, decision: Decision) -> Decision:
+    """Count ``decision`` in ``seat``'s timeouts in a row and return it."""
+    with _running_lock:
+        if decision.fault == "timeout":
+            _strikes[id(seat)] = _strikes.get(id(seat), 0) + 1
+        elif decision.fault is None:
+            _strikes.pop(id(seat), None)
+    return decision
+
+
 def _start(seat: Any, act: Callable[[], Any], notify: Callable[[], None] | None) -> _Attempt | None:
     with _running_lock:
         if id(seat) in _running:
@@ -147,24 +182,31 @@ def _timeout(attempt: _Attempt, limit: float) -> Decision:
     return Decision(fault="timeout", detail=f"no decision within the time limit of {limit:g} s")
 
 
-def decide(seat: Any, act: Callable[[], Any], limit: float | None = None) -> Decision:
+def decide(seat: Any, act: Callable[[], Any], limit: float | None = None, retire_after: int | None = None) -> Decision:
     """Return the :class:`Decision` of ``act()`` (a seat's ``act`` on a copy of the game) within ``limit`` seconds.
 
     ``seat`` is the seat object: while one of its decisions runs, another is refused as ``"busy"``.
-    ``limit`` None is the process's default (:func:`time_limit`).
+    ``limit`` None is the process's default (:func:`time_limit`). A seat's first decision in the process gets
+    :data:`WARMUP_SECONDS` more (compiling and loading are not thinking), so that a loaded machine does not
+    turn a seat's first move into a fault. With ``retire_after`` (the arena's choice), a seat that overran that
+    many times in a row is not asked again: its decisions fault at once as ``"retired"``.
     """
     limit = time_limit() if limit is None else limit
+    retired = _retired(seat, retire_after)
+    if retired is not None:
+        return retired
+    allowed = _allowance(seat, limit)
     attempt = _start(seat, act, None)
     if attempt is None:
         return _BUSY
-    if not attempt.finished.wait(limit):
-        return _timeout(attempt, limit)
-    return attempt.outcome()
+    if not attempt.finished.wait(allowed):
+        return _strike(seat, _timeout(attempt, allowed))
+    return _strike(seat, attempt.outcome())
 
 
 async def decide_async(seat: Any, act: Callable[[], Any], limit: float | None = None) -> Decision:
     """Return :func:`decide`'s answer without blocking the event loop (the rooms of ``dw play``)."""
-    limit = time_limit() if limit is None else limit
+    limit = _allowance(seat, time_limit() if limit is None else limit)
     loop = asyncio.get_running_loop()
     done = asyncio.Event()
 

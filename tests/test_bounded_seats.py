@@ -22,6 +22,12 @@ from training.arena_config import ArenaConfig
 SAFETY = 120.0  # seconds: only so that a broken build fails instead of hanging
 
 
+@pytest.fixture(autouse=True)
+def _no_warmup(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seats here compile nothing: their first decision gets no warm-up allowance (tested on its own below)."""
+    monkeypatch.setitem(bounded._settings, "warmup", 0.0)
+
+
 class Hanging:
     """A seat whose decision blocks until released (a Python seat that overruns: it cannot be killed)."""
 
@@ -60,6 +66,49 @@ def test_an_overrunning_seat_is_abandoned_then_busy_until_it_ends() -> None:
         if answer.fault != "busy":
             break
     assert answer == bounded.Decision(action="ok")
+
+
+def test_a_seats_first_decision_gets_the_warm_up_allowance(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(bounded._settings, "warmup", SAFETY)
+    seat, gate = Returning("ok"), threading.Event()
+
+    def slow_first() -> Any:  # compiling: longer than the limit, shorter than limit + warm-up
+        gate.wait(SAFETY)
+        return "ok"
+
+    threading.Timer(0.05, gate.set).start()  # releases the decision after the 0.01 s limit has passed
+    assert bounded.decide(seat, slow_first, 0.01) == bounded.Decision(action="ok")
+    blocked = threading.Event()
+    assert bounded.decide(seat, lambda: blocked.wait(SAFETY), 0.01).fault == "timeout"  # warm now: the plain limit
+    blocked.set()
+
+
+def test_the_arena_retires_a_seat_after_timeouts_in_a_row() -> None:
+    seat = Hanging()
+    kinds = []
+    for _ in range(bounded_retire() + 2):
+        kinds.append(bounded.decide(seat, lambda: seat.act(None, 0), 0.01, retire_after=bounded_retire()).fault)
+        if kinds[-1] == "timeout":  # let the abandoned decision end; the next one blocks again
+            seat.release.set()
+            assert seat.ended.wait(SAFETY)
+            seat.release.clear(), seat.ended.clear()
+            _wait_idle(seat)
+    assert kinds == ["timeout"] * bounded_retire() + ["retired"] * 2
+
+
+def bounded_retire() -> int:
+    from training.arena import RETIRE_AFTER
+
+    return RETIRE_AFTER
+
+
+def _wait_idle(seat: Any) -> None:
+    """Wait until ``seat``'s abandoned decision has unregistered itself (it does so just after it ends)."""
+    for _ in range(100_000):
+        with bounded._running_lock:
+            if id(seat) not in bounded._running:
+                return
+    raise AssertionError("the abandoned decision never unregistered")
 
 
 def test_a_raising_seat_is_an_error_fault_naming_the_exception() -> None:

@@ -212,15 +212,21 @@ def play_game(
     }
 
 
+#: timeouts in a row after which the arena stops asking a seat (its moves are the fallback from then on)
+RETIRE_AFTER = 3
+
+
 def play_seat(adapter: BoardGame, policy: Any, game: Any, seat: int, limit: float, faults: dict[str, int]) -> Any:
     """Play and return ``seat``'s action: its policy's decision within ``limit`` seconds, else the fallback.
 
     The policy thinks on a copy of the game (:func:`policies.bounded.decide`); a decision that overruns,
     raises or is illegal is counted in ``faults`` by kind and the game's fallback action is played instead
     (:meth:`BoardGame.fallback_action`). An illegal action leaves the game unchanged (every engine checks first).
+    A seat that overran :data:`RETIRE_AFTER` times in a row is not asked again in this process (fault
+    ``retired``): a graph that never answers costs the arena three time limits, not one per move.
     """
     snapshot = game.copy()
-    decision = bounded.decide(policy, lambda: policy.act(snapshot, seat), limit)
+    decision = bounded.decide(policy, lambda: policy.act(snapshot, seat), limit, retire_after=RETIRE_AFTER)
     fault = decision.fault
     if fault is None:
         try:
