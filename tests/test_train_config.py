@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -60,7 +61,10 @@ def test_unknown_game_option_is_named() -> None:
         ({"ppo": {"norm_adv": "yes"}}, r"ppo\.norm_adv: must be true or false, got 'yes'"),
         ({"eval": {"opening_plies": -1}}, r"eval\.opening_plies: must be an integer in 0\.\.1000, got -1"),
         ({"league": {"weights": {"sensei": 1}}}, r"league\.weights: unknown opponent kind 'sensei'; allowed: latest"),
-        ({"league": {"weights": {"random": -1}}}, r"league\.weights: the weight of random must be .* >= 0, got -1"),
+        (
+            {"league": {"weights": {"random": -1}}},
+            r"league\.weights: the weight of random must be a finite number in 0\.\.1,000,000, got -1",
+        ),
         ({"league": {"weights": {"random": 0}}}, r"at least one opponent kind a positive weight"),
         (
             {"eval": {"final_opponents": ["sensei"]}},
@@ -121,15 +125,11 @@ ALIAS_BOMB = (
 )
 
 
-def test_yaml_alias_bomb_is_refused_fast(tmp_path: Path) -> None:
-    import time
-
+def test_yaml_alias_bomb_is_refused_at_its_first_anchor(tmp_path: Path) -> None:
     path = tmp_path / "bomb.yaml"
     path.write_text(ALIAS_BOMB)
-    started = time.perf_counter()
-    with pytest.raises(cfg.ConfigError, match=r"bomb\.yaml: line 1: YAML anchors and aliases \(&a\) are not allowed"):
+    with pytest.raises(cfg.ConfigError, match=r"bomb\.yaml: line 1: YAML anchors and aliases \(&'a'\) are not allowed"):
         cfg.load(path)
-    assert time.perf_counter() - started < 1.0
 
 
 def test_yaml_aliases_in_an_override_are_refused() -> None:
@@ -140,10 +140,10 @@ def test_yaml_aliases_in_an_override_are_refused() -> None:
 def test_duplicate_yaml_keys_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "twice.yaml"
     path.write_text("ppo:\n  learning_rate: 0.1\n  gamma: 0.9\n  learning_rate: 0.2\n")
-    with pytest.raises(cfg.ConfigError, match=r"twice\.yaml: line 4: key learning_rate is given twice"):
+    with pytest.raises(cfg.ConfigError, match=r"twice\.yaml: line 4: key 'learning_rate' is given twice"):
         cfg.load(path)
     path.write_text("ppo: {}\nrun: {}\nppo: {}\n")
-    with pytest.raises(cfg.ConfigError, match=r"line 3: key ppo is given twice"):
+    with pytest.raises(cfg.ConfigError, match=r"line 3: key 'ppo' is given twice"):
         cfg.load(path)
 
 
@@ -161,8 +161,20 @@ def test_huge_values_are_quoted_briefly(tmp_path: Path) -> None:
 def test_oversized_config_file_is_refused_unread(tmp_path: Path) -> None:
     path = tmp_path / "big.yaml"
     path.write_text("# " + "x" * (cfg.MAX_CONFIG_BYTES + 1) + "\n")
-    with pytest.raises(cfg.ConfigError, match="a config is at most"):
+    with pytest.raises(cfg.ConfigError, match=r"big\.yaml is larger than 1,048,576 bytes"):
         cfg.load(path)
+
+
+def test_deep_yaml_is_refused_with_the_depth_allowed(tmp_path: Path) -> None:
+    path = tmp_path / "deep.yaml"
+    path.write_text("run: " + "[" * 50_000 + "]" * 50_000 + "\n")
+    with pytest.raises(cfg.ConfigError, match=r"deep\.yaml: line 1: nested too deeply; allowed: at most 64 levels"):
+        cfg.load(path)
+
+
+def test_an_override_is_read_with_the_depth_limit_too() -> None:
+    with pytest.raises(cfg.ConfigError, match=r"line 1: nested too deeply; allowed: at most 64 levels"):
+        cfg.load(None, ["run.seed=" + "[" * 70 + "]" * 70])
 
 
 @pytest.mark.parametrize("text", ["game:\n", "game: {}\n", "", "game:\n  max_rounds: 150\n"])
@@ -209,7 +221,7 @@ def test_non_finite_numbers_are_refused_everywhere(key: str, text: str) -> None:
 
 @pytest.mark.parametrize("text", [".nan", ".inf"])
 def test_non_finite_league_weight_is_refused(text: str) -> None:
-    with pytest.raises(cfg.ConfigError, match=r"league\.weights\.random: must be a finite number >= 0"):
+    with pytest.raises(cfg.ConfigError, match=r"league\.weights\.random: must be a finite number in 0\.\.1,000,000"):
         cfg.load(None, [f"league.weights.random={text}"])
 
 
@@ -228,3 +240,34 @@ def test_numbers_in_e_notation_are_numbers_and_quoted_numbers_are_refused(tmp_pa
 def test_every_shipped_config_is_valid() -> None:
     for path in sorted(CONFIGS.glob("*.yaml")):
         cfg.load(path)
+
+
+def test_league_weights_whose_sum_overflows_are_refused() -> None:
+    """Issue 45, finding 14: 1e308 + 1e308 is infinite and the league's probabilities would be NaN."""
+    with pytest.raises(
+        cfg.ConfigError,
+        match=r"league\.weights: the weight of latest must be a finite number in 0\.\.1,000,000, got 1e\+308",
+    ):
+        cfg.load(None, ["league.weights={latest: 1e308, past: 1e308}"])
+    weights = cfg.load(None, [f"league.weights={{latest: {cfg.MAX_WEIGHT}, past: {cfg.MAX_WEIGHT}}}"]).league.weights
+    assert math.isfinite(sum(weights.values()))
+
+
+def test_a_rollout_larger_than_its_buffers_may_hold_is_refused() -> None:
+    """Issue 45, finding 14: env.num_envs * env.num_steps sizes the rollout's buffers."""
+    with pytest.raises(
+        cfg.ConfigError,
+        match=r"env\.num_envs \* env\.num_steps = 268,435,456 steps a rollout.*"
+        r"allowed: at most 1,048,576",
+    ):
+        cfg.load(None, ["env.num_envs=65536", "env.num_steps=4096"])
+    assert cfg.load(None, ["env.num_envs=8192", "env.num_steps=128"]).env.num_envs == 8192  # exactly the limit
+
+
+def test_dw_train_refuses_an_overflowing_config_before_writing_anything(tmp_path: Path) -> None:
+    from dw_cli.main import main
+
+    run_dir = tmp_path / "run"
+    argv = ["train", "--run-dir", str(run_dir), "--set", "league.weights={latest: 1e308, past: 1e308}"]
+    assert main(argv) == 2
+    assert not run_dir.exists()

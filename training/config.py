@@ -31,8 +31,10 @@ out of range or not finite (``.nan``, ``.inf``) is an error naming the key, the 
 :func:`dw_env.errors.brief`) and what is allowed, e.g. ``ppo.learning_rate: must be a finite number in
 0.0..1.0, got -1``. ``run.name`` must be one safe path component (it names the run's folder under
 ``out_dir``). The YAML itself is read strictly too: a key given twice, and anchors or aliases (``&x``,
-``*x``: a few hundred bytes of them expand to gigabytes) are refused, as are files over 1 MiB. Numbers
-like ``1e-4`` read as numbers (YAML 1.2), not strings. Command-line overrides use the same path syntax:
+``*x``: a few hundred bytes of them expand to gigabytes) are refused, as are nesting deeper than 64 levels
+and files over 1 MiB (:func:`gamecore.loaders.read_yaml`, the project's one YAML loader). Numbers like
+``1e-4`` read as numbers (YAML 1.2), not strings. Sums and products are bounded too: a league weight is at
+most :data:`MAX_WEIGHT`, a rollout at most :data:`MAX_ROLLOUT_STEPS` env steps. Command-line overrides use the same path syntax:
 ``ppo.learning_rate=1e-4``.
 """
 
@@ -47,6 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from dw_env.errors import brief
 from dw_env.options import GameOptions
+from gamecore import loaders
 from policies import games
 
 #: opponent kinds a game can be sampled with: the learner itself, a frozen past self, or a scripted AI
@@ -72,6 +75,13 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
 DEFAULT_GAME: dict[str, Any] = {"land_radius": 1, "map_radius": 2, "max_rounds": 150}
 #: a config file larger than this is refused unread
 MAX_CONFIG_BYTES = 2**20
+#: the largest sampling weight of one opponent kind: weights are relative, and nine of these still add up to
+#: a finite sum (``1e308 + 1e308`` is infinite, and the league's probabilities would be NaN)
+MAX_WEIGHT = 1e6
+#: the most environment steps one rollout may hold (env.num_envs * env.num_steps): its buffers are sized by
+#: it; 8x the largest shipped config's (configs/standard_gpu.yaml: 1024 x 128)
+MAX_ROLLOUT_STEPS = 2**20
+WEIGHT_ALLOWED = f"a finite number in 0..{MAX_WEIGHT:,.0f}"
 #: a run name: one path component of letters, digits, '.', '_' and '-', starting with a letter or digit
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 
@@ -267,8 +277,8 @@ class LeagueConfig(_Section):
         for kind, weight in weights.items():
             if kind not in OPPONENT_KINDS + OTHER_GAME_SEATS:
                 raise ValueError(f"unknown opponent kind {brief(kind)}; allowed: {', '.join(OPPONENT_KINDS)}")
-            if not weight >= 0:
-                raise ValueError(f"the weight of {kind} must be a finite number >= 0, got {brief(weight)}")
+            if not 0 <= weight <= MAX_WEIGHT:
+                raise ValueError(f"the weight of {kind} must be {WEIGHT_ALLOWED}, got {brief(weight)}")
         known = OPPONENT_KINDS + tuple(k for k in weights if k in OTHER_GAME_SEATS)
         full = {kind: float(weights.get(kind, 0.0)) for kind in known}
         if sum(full.values()) <= 0:
@@ -385,6 +395,11 @@ class TrainConfig(_Section):
     @model_validator(mode="after")
     def _batch_fits_minibatches(self) -> TrainConfig:
         steps = self.env.num_envs * self.env.num_steps
+        if steps > MAX_ROLLOUT_STEPS:
+            raise ValueError(
+                f"env.num_envs * env.num_steps = {steps:,} steps a rollout, more than its buffers may hold; "
+                f"allowed: at most {MAX_ROLLOUT_STEPS:,}"
+            )
         if steps < 3 * self.ppo.num_minibatches:
             raise ValueError(
                 f"env.num_envs * env.num_steps = {steps} is too small for ppo.num_minibatches="
@@ -468,7 +483,7 @@ def _allowed(field: Any, item: bool) -> str:
         return str(extra["allowed"])
     annotation = field.annotation
     if get_origin(annotation) is dict and item:
-        return "a finite number >= 0"
+        return WEIGHT_ALLOWED
     if get_origin(annotation) is list:
         inner = get_args(annotation)[0]
         if item:
@@ -563,56 +578,9 @@ def _with_game_defaults(sections: dict[str, Any], defaults: dict[str, dict[str, 
 
 
 # ---- YAML -------------------------------------------------------------------------------------------
-def _loader() -> type:
-    """Return a SafeLoader that refuses anchors, aliases and duplicate keys and reads ``1e-4`` as a number."""
-    import re
-
-    import yaml
-
-    class StrictLoader(yaml.SafeLoader):  # type: ignore[misc]
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            event = self.peek_event()
-            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
-                sign = "*" if isinstance(event, yaml.AliasEvent) else "&"
-                raise ConfigError(
-                    f"line {event.start_mark.line + 1}: YAML anchors and aliases ({sign}{_key_text(event.anchor)}) "
-                    "are not allowed in a config; write the values out"
-                )
-            return super().compose_node(parent, index)
-
-        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-            seen: set[Any] = set()
-            for key_node, _ in node.value:
-                key = self.construct_object(key_node, deep=True)
-                try:
-                    duplicate = key in seen
-                    seen.add(key)
-                except TypeError:
-                    raise ConfigError(f"line {key_node.start_mark.line + 1}: a key must be a plain value") from None
-                if duplicate:
-                    raise ConfigError(
-                        f"line {key_node.start_mark.line + 1}: key {_key_text(key)} is given twice; keep one"
-                    )
-            return super().construct_mapping(node, deep)
-
-    StrictLoader.add_implicit_resolver(
-        "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789")
-    )
-    return StrictLoader
-
-
 def read_yaml(text: str, where: str) -> Any:
-    """Return the data of YAML ``text`` read strictly (see the module docstring); ConfigError naming ``where``."""
-    import yaml
-
-    try:
-        return yaml.load(text, Loader=_loader())  # noqa: S506 - a SafeLoader subclass
-    except ConfigError as exc:
-        raise ConfigError(f"{where}: {exc}") from None
-    except RecursionError:
-        raise ConfigError(f"{where}: nested too deeply") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{where}: not valid YAML ({_cut(str(exc))})") from None
+    """Return the data of YAML ``text`` read strictly (gamecore.loaders.read_yaml); ConfigError naming ``where``."""
+    return loaders.read_yaml(text, where, ConfigError, limit=MAX_CONFIG_BYTES)
 
 
 def parse_override(text: str) -> tuple[list[str], Any]:
@@ -660,16 +628,9 @@ def load(path: str | Path | None, overrides: Sequence[str] = ()) -> TrainConfig:
     """Return the config of a YAML file (None: the defaults) with overrides applied, strictly validated."""
     data: Any = {}
     if path is not None:
-        p = Path(path)
-        if not p.is_file():
+        if not Path(path).exists():
             raise FileNotFoundError(f"no such config file: {path}")
-        size = p.stat().st_size
-        if size > MAX_CONFIG_BYTES:
-            raise ConfigError(f"{path}: {size:,} bytes; a config is at most {MAX_CONFIG_BYTES:,} bytes")
-        try:
-            text = p.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        text = loaders.read_text(path, MAX_CONFIG_BYTES, ConfigError)
         data = read_yaml(text, str(path))
         if data is None:
             data = {}
