@@ -18,6 +18,7 @@ from dw_env.engine import Game
 from dw_env.info import NUM_PLAYERS, PLAYER_NAMES
 from dw_env.record import GameRecord
 from dw_env.rules import layout as lay
+from gamecore.loaders import read_yaml
 from training.sweep import expand, load_games, parse_spec, record_of, run_sweep
 
 CI_SPEC = Path(__file__).resolve().parent.parent / "configs" / "sweeps" / "ci.yaml"
@@ -41,9 +42,7 @@ def _records(out: Path) -> list[tuple[dict[str, Any], list[GameRecord]]]:
 
 
 def _spec_data() -> dict[str, Any]:
-    import yaml
-
-    data: dict[str, Any] = yaml.safe_load(CI_SPEC.read_text())
+    data: dict[str, Any] = read_yaml(CI_SPEC.read_text(), str(CI_SPEC), ValueError)
     return data
 
 

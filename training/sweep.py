@@ -35,10 +35,12 @@ cells it changed.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import hashlib
 import itertools
 import json
+import math
 import multiprocessing as mp
 import os
 import statistics
@@ -54,6 +56,8 @@ from dw_env.engine import Move
 from dw_env.info import PLAYER_NAMES
 from dw_env.options import GameOptions
 from dw_env.record import GameRecord, format_move, parse_move
+from gamecore.errors import brief, clip
+from gamecore.loaders import read_text, read_yaml
 from policies.files import check_seat_spec, is_registered, load_policy_file
 from training.arena import GameTask, play_game, schedule, worker_start_method
 from training.arena_config import DEFAULT_OPENING_PLIES, ArenaConfig, Lineup, check_opening_plies
@@ -66,11 +70,23 @@ VERSION = 1
 CACHE_VERSION = 1
 #: game options a grid may vary (GameOptions fields, rule 10)
 GRID_OPTIONS = ("turns_to_conquer", "fast_knights", "king_may_be_alone", "land_radius", "map_radius", "max_rounds")
+#: a spec file larger than this is refused, read no further
+MAX_SPEC_BYTES = 1 << 20
+#: the most cells a study may have (option sets x grid points x line-ups), counted before the grid is expanded
+MAX_CELLS = 10_000
+#: the most games one cell may play
+MAX_GAMES_PER_CELL = 1_000_000
+#: a study's name: one folder name (it names runs/sweeps/<name>) of at most 100 characters
+NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,100}$"
 #: the records kept per cell for the report
 KEPT_RECORDS = ("longest", "shortest", "typical")
 
 
 # ---- the spec ------------------------------------------------------------------------------------------
+class SpecError(ValueError):
+    """A sweep spec, or its file, that is not allowed; the message names what, the value and what is allowed."""
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
@@ -90,7 +106,7 @@ class OptionsSpec(_Strict):
 
 
 class OptionSet(_Strict):
-    name: Annotated[str, Field(min_length=1)]
+    name: Annotated[str, Field(min_length=1, max_length=100)]
     options: OptionsSpec = OptionsSpec()
 
 
@@ -111,7 +127,7 @@ class GridSpec(_Strict):
             if not values:
                 raise ValueError("needs at least one value (or leave the option out)")
             if len(set(values)) != len(values):
-                raise ValueError(f"lists a value twice: {values}")
+                raise ValueError(f"lists a value twice: {brief(values)}")
         return values
 
     def axes(self) -> dict[str, list[Any]]:
@@ -119,7 +135,7 @@ class GridSpec(_Strict):
 
 
 class LineupSpec(_Strict):
-    name: str | None = None
+    name: Annotated[str, Field(max_length=100)] | None = None
     seats: Annotated[list[str], Field(min_length=3, max_length=3)]
 
 
@@ -136,11 +152,11 @@ class DetectorSpec(_Strict):
 
 
 class SweepSpec(_Strict):
-    name: Annotated[str, Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")]
-    description: str = ""
-    seed: Annotated[int, Field(ge=0)] = 0
-    games_per_cell: Annotated[int, Field(ge=1)]
-    opening_plies: Annotated[int, Field(ge=0)] = DEFAULT_OPENING_PLIES
+    name: Annotated[str, Field(pattern=NAME_PATTERN)]
+    description: Annotated[str, Field(max_length=10_000)] = ""
+    seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 0
+    games_per_cell: Annotated[int, Field(ge=1, le=MAX_GAMES_PER_CELL)]
+    opening_plies: Annotated[int, Field(ge=0, le=1000)] = DEFAULT_OPENING_PLIES
     options: OptionsSpec = OptionsSpec()
     option_sets: list[OptionSet] = []
     grid: GridSpec = GridSpec()
@@ -153,57 +169,76 @@ class SweepSpec(_Strict):
         for entry in self.lineups:
             seats = entry.seats if isinstance(entry, LineupSpec) else entry
             if len(seats) != 3:
-                raise ValueError(f"lineups: {seats} must list exactly 3 seats (Blue, Green, Red)")
+                raise ValueError(f"lineups: {brief(seats)} must list exactly 3 seats (Blue, Green, Red)")
             name = entry.name if isinstance(entry, LineupSpec) and entry.name else ",".join(seats)
             result.append((name, (seats[0], seats[1], seats[2])))
         names = [n for n, _ in result]
         twice = [n for i, n in enumerate(names) if n in names[:i]]
         if twice:
-            raise ValueError(f"lineups: the name {twice[0]!r} is used twice")
+            raise ValueError(f"lineups: the name {brief(twice[0])} is used twice")
         return result
 
 
-def _error_text(exc: ValidationError) -> str:
+def _error_text(exc: ValidationError, limit: int = 3) -> str:
     parts = []
-    for err in exc.errors():
-        where = ".".join(str(x) for x in err["loc"]) or "spec"
-        got = err.get("input")
-        parts.append(f"{where}: {err['msg']} (got {got!r})" if err["type"] != "missing" else f"{where}: required")
-    return "; ".join(parts)
+    errors = exc.errors(include_url=False)
+    for err in errors[:limit]:
+        where = ".".join(brief(x, 40) if not isinstance(x, str | int) else str(x)[:40] for x in err["loc"]) or "spec"
+        got = brief(err.get("input"))
+        parts.append(f"{where}: {clip(err['msg'])} (got {got})" if err["type"] != "missing" else f"{where}: required")
+    more = f" (and {len(errors) - limit} more)" if len(errors) > limit else ""
+    return "; ".join(parts) + more
+
+
+def count_cells(spec: SweepSpec) -> int:
+    """Return how many cells the spec has (option sets x grid points x line-ups), without expanding the grid."""
+    return max(1, len(spec.option_sets)) * math.prod(len(v) for v in spec.grid.axes().values()) * len(spec.lineups)
+
+
+def check_cell_count(spec: SweepSpec) -> None:
+    """Refuse a spec of more than :data:`MAX_CELLS` cells, naming the count and the limit (SpecError)."""
+    cells = count_cells(spec)
+    if cells > MAX_CELLS:
+        sets, axes = max(1, len(spec.option_sets)), [len(v) for v in spec.grid.axes().values()]
+        shape = " x ".join(str(n) for n in (sets, *axes, len(spec.lineups)))
+        raise SpecError(
+            f"the study has {cells:,} cells (option sets x grid x line-ups: {shape}); allowed: at most {MAX_CELLS:,}"
+        )
 
 
 def parse_spec(data: Any) -> SweepSpec:
-    """Return the validated spec; ValueError names each bad key, the value received and what is allowed."""
+    """Return the validated spec; SpecError names each bad key, the value received and what is allowed."""
     if not isinstance(data, dict):
-        raise ValueError(f"a sweep spec must be a mapping, got {type(data).__name__}")
+        raise SpecError(f"a sweep spec must be a mapping, got {brief(data)}")
     try:
         spec = SweepSpec.model_validate(data)
     except ValidationError as exc:
-        raise ValueError(f"invalid sweep spec: {_error_text(exc)}") from None
-    spec.named_lineups()
-    for name, seats in spec.named_lineups():
+        raise SpecError(f"invalid sweep spec: {_error_text(exc)}") from None
+    except RecursionError:
+        raise SpecError("invalid sweep spec: nested too deeply") from None
+    check_cell_count(spec)
+    try:
+        lineups = spec.named_lineups()
+    except ValueError as exc:
+        raise SpecError(clip(str(exc))) from None
+    for name, seats in lineups:
         for seat in seats:
             try:
                 check_seat_spec(seat)
             except (ValueError, FileNotFoundError) as exc:
-                raise ValueError(f"lineups: {name}: {exc}") from None
+                raise SpecError(f"lineups: {brief(name, 60)}: {clip(str(exc))}") from None
     expand(spec)  # every option value in range
     return spec
 
 
 def load_spec(path: str | Path) -> SweepSpec:
-    """Read and validate a YAML spec file; errors name the file."""
-    import yaml
-
-    text = Path(path).read_text()
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{path}: not valid YAML ({exc})") from None
+    """Read and validate a YAML spec file (strictly: gamecore.loaders); SpecError names the file."""
+    text = read_text(path, MAX_SPEC_BYTES, SpecError)
+    data = read_yaml(text, str(path), SpecError, limit=MAX_SPEC_BYTES)
     try:
         return parse_spec(data)
-    except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+    except SpecError as exc:
+        raise SpecError(f"{path}: {exc}") from None
 
 
 # ---- cells ---------------------------------------------------------------------------------------------
@@ -287,7 +322,11 @@ def cell_key(options: GameOptions, seats: Lineup, games: int, seed: int, opening
 
 
 def expand(spec: SweepSpec) -> list[Cell]:
-    """Return the sweep's cells: option sets x grid product x line-ups, in that nesting order."""
+    """Return the sweep's cells: option sets x grid product x line-ups, in that nesting order.
+
+    SpecError for a spec of more than :data:`MAX_CELLS` cells (counted first) or an option out of range.
+    """
+    check_cell_count(spec)
     base = spec.options.changes()
     sets = spec.option_sets or [OptionSet.model_construct(name="", options=OptionsSpec())]
     axes = spec.grid.axes()
@@ -298,20 +337,22 @@ def expand(spec: SweepSpec) -> list[Cell]:
             try:
                 options = GameOptions().replace(**{**base, **option_set.options.changes(), **point})
             except ValueError as exc:
-                where = f"option set {option_set.name!r}, grid point {point}" if option_set.name else f"grid {point}"
-                raise ValueError(f"{where}: {exc}") from None
+                where = (
+                    f"option set {brief(option_set.name)}, grid point {point}" if option_set.name else f"grid {point}"
+                )
+                raise SpecError(clip(f"{where}: {exc}")) from None
             try:
                 check_opening_plies(spec.opening_plies, options)
             except ValueError as exc:
-                raise ValueError(f"opening_plies: {exc}".replace("--opening-plies ", "")) from None
+                raise SpecError(clip(f"opening_plies: {exc}".replace("--opening-plies ", ""))) from None
             for name, seats in spec.named_lineups():
                 n, seed, plies = spec.games_per_cell, spec.seed, spec.opening_plies
                 key = cell_key(options, seats, n, seed, plies)
                 cells.append(Cell(key, option_set.name, point, name, seats, options, n, seed, plies))
-    keys = [c.key for c in cells]
-    twice = [c.label for c in cells if keys.count(c.key) > 1]
+    counts = collections.Counter(c.key for c in cells)
+    twice = [c.label for c in cells if counts[c.key] > 1]
     if twice:
-        raise ValueError(f"two cells play the same games: {twice[0]!r} (same options and seats); remove one")
+        raise SpecError(f"two cells play the same games: {brief(twice[0])} (same options and seats); remove one")
     return cells
 
 
