@@ -34,8 +34,8 @@ out of range or not finite (``.nan``, ``.inf``) is an error naming the key, the 
 ``*x``: a few hundred bytes of them expand to gigabytes) are refused, as are nesting deeper than 64 levels
 and files over 1 MiB (:func:`gamecore.loaders.read_yaml`, the project's one YAML loader). Numbers like
 ``1e-4`` read as numbers (YAML 1.2), not strings. Sums and products are bounded too: a league weight is at
-most :data:`MAX_WEIGHT`, a rollout at most :data:`MAX_ROLLOUT_STEPS` env steps. Command-line overrides use the same path syntax:
-``ppo.learning_rate=1e-4``.
+most :data:`MAX_WEIGHT`, a rollout at most :data:`MAX_ROLLOUT_STEPS` env steps. Command-line overrides use
+the same path syntax: ``ppo.learning_rate=1e-4``.
 """
 
 from __future__ import annotations
