@@ -220,7 +220,7 @@ def test_export_refuses_to_overwrite_a_folder_that_is_not_a_package(tmp_path: Pa
     out.mkdir()
     (out / "keep.txt").write_text("mine")
     assert main(["export", str(AGENT), "-o", str(out), "--no-progress"]) == 2
-    assert "exists and is not a strategy package" in capsys.readouterr().err
+    assert "a non-empty folder that is not a strategy package" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
 
 

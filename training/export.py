@@ -31,8 +31,9 @@ path; what differs is behind :class:`HexTarget` and :class:`BoardTarget`: the ne
 ``model-{W}x{H}.onnx`` each ``--grid``: the weights do not depend on the grid, ``set_grid`` changes the
 shapes), the manifest's game, observation and action entries, the parity positions and the arena.
 
-The package is written to a temporary folder and renamed into place (:func:`policies.package.
-stage_package`); with ``measure`` games the exported package is measured in the arena before the rename.
+The package is written to a temporary folder beside the output, read back, then put in place
+(:func:`training.export_install.install_package`: into an existing package only the package's own files are
+swapped, other files stay); with ``measure`` games the package is measured in the arena before that.
 See docs/EXPORT.md.
 """
 
@@ -58,9 +59,9 @@ from policies.package import (
     MAIN_GRAPH,
     metadata_for,
     sha256_of,
-    stage_package,
     write_manifest,
 )
+from training.export_install import install_package
 from training.export_strength import card_strength, measure_strength
 
 #: the ONNX opset every graph is exported at (onnxruntime >= 1.14 runs it; the dynamo exporter's native one)
@@ -575,7 +576,7 @@ def export_package(request: ExportRequest) -> dict[str, Any]:
                 bar.update()
                 write_manifest(stage, manifest)
 
-    stage_package(request.out, fill)
+    install_package(request.out, fill)
     return manifest
 
 
