@@ -47,6 +47,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from gamecore.loaders import load_json
+
 FORMAT: Final = "strategy-package"
 FORMAT_VERSION: Final = 1
 MANIFEST: Final = "strategy.json"
@@ -320,6 +322,10 @@ def validate_manifest(manifest: Any, path: Path) -> tuple[GraphSpec, ...]:
     return specs
 
 
+#: a manifest larger than this is refused, read no further (a real one is a few kilobytes)
+MAX_MANIFEST_BYTES: Final = 1 << 20
+
+
 def read_package(folder: str | Path) -> Package:
     """Return the package in ``folder`` with its manifest validated and every graph file present and intact.
 
@@ -332,10 +338,7 @@ def read_package(folder: str | Path) -> Package:
     path = root / MANIFEST
     if not path.is_file():
         raise PackageError(f"{root}: not a strategy package ({MANIFEST} is missing)")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise PackageError(f"{path}: not valid JSON ({exc})") from None
+    manifest = load_json(path, MAX_MANIFEST_BYTES, PackageError)  # bounded: size and nesting depth
     graphs = validate_manifest(manifest, path)
     for graph in graphs:
         data = graph_bytes(root, graph)
