@@ -140,7 +140,10 @@ def read_yaml(
         raise error(f"{where}: YAML text must be a string, got {type(text).__name__}")
     if len(text) > limit:
         raise error(f"{where}: the text is {len(text):,} characters long; allowed: at most {limit:,}")
-    loader = _strict_loader(yaml)(text)
+    try:
+        loader = _strict_loader(yaml)(text)  # the reader refuses control characters here, in the constructor
+    except yaml.YAMLError as exc:
+        raise error(f"{where}: not valid YAML ({clip(str(exc))})") from None
     loader.refusal = error
     loader.max_depth = max_depth
     loader.max_nodes = max_nodes
