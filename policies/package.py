@@ -39,10 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -362,51 +359,7 @@ def graph_bytes(root: Path, graph: GraphSpec) -> bytes:
 # ---------------------------------------------------------------- writing
 
 
-def write_package(folder: str | Path, manifest: dict[str, Any], files: Mapping[str, bytes]) -> Path:
-    """Write a package atomically: fill a temporary sibling folder, validate it, then rename it into place.
-
-    An existing package at ``folder`` is replaced; any other existing, non-empty folder is refused. A crash or
-    an error leaves nothing half-written at ``folder``.
-    """
-    return stage_package(folder, lambda stage: _fill(stage, manifest, files))
-
-
-def _fill(stage: Path, manifest: dict[str, Any], files: Mapping[str, bytes]) -> None:
-    for name, data in files.items():
-        (stage / name).write_bytes(data)
-    write_manifest(stage, manifest)
-
-
 def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
     """Validate ``manifest`` and write it as ``strategy.json`` in ``folder``."""
     validate_manifest(manifest, folder / MANIFEST)
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-
-
-def stage_package(folder: str | Path, fill: Callable[[Path], None]) -> Path:
-    """Build a package with ``fill(stage)`` in a temporary sibling folder, check it, then move it to ``folder``."""
-    target = Path(folder)
-    if target.exists() and not (is_package(target) or (target.is_dir() and not any(target.iterdir()))):
-        raise PackageError(f"{target}: exists and is not a strategy package; choose another output folder")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
-    old: Path | None = None
-    try:
-        fill(stage)
-        read_package(stage)  # what we wrote must read back
-        os.chmod(stage, 0o755)  # mkdtemp makes it private; a package is for everyone to read
-        for f in stage.iterdir():
-            with open(f, "rb") as handle:
-                os.fsync(handle.fileno())
-        if target.exists():
-            old = target.with_name(f".{target.name}.old-{os.getpid()}")
-            os.replace(target, old)
-        os.replace(stage, target)
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        if old is not None and not target.exists():
-            os.replace(old, target)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-    return target
