@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 
 # OpenMP workers (numba's and torch's) spin between parallel regions unless told otherwise; on a shared
 # machine the spinning starves the other threads. Torch starts its pool on import, before the vector env
@@ -19,6 +21,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from dw_env.info import GAME_TITLE
 from policies.allocator import keep_freed_memory
+from training.interrupt import exit_code, raise_interrupted
 
 #: subcommand modules, in the order ``dw --help`` lists them
 COMMAND_MODULES: tuple[str, ...] = (
@@ -51,14 +54,23 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     keep_freed_memory()  # network passes on a CPU: freed activations stay in the heap (policies/allocator.py)
+    # SIGTERM (`timeout`, a job scheduler, `kill`) ends a command as Ctrl-C does: its `with` blocks stop its
+    # workers and remove what is half-written (dw train's first signal of either kind stops it cleanly itself)
+    main_thread = threading.current_thread() is threading.main_thread()  # only there may a handler be set
+    previous = signal.signal(signal.SIGTERM, raise_interrupted) if main_thread else None
     try:
         result = args.func(args)
     except (ValueError, FileNotFoundError) as exc:  # user errors: one clear line, no traceback
         print(f"dw {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # Ctrl-C (dw train's first one stops it cleanly by itself: docs/TRAINING.md)
-        print(f"dw {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        code = exit_code(exc)
+        by = "" if code == 130 else f" by {signal.Signals(code - 128).name}"
+        print(f"dw {args.command}: interrupted{by}", file=sys.stderr)
+        return code
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
     return int(result or 0)
 
 

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from policies import games
 from training.config import TrainConfig
 from training.game_setup import eval_env, scripted_seats
-from training.worker_process import ignore_interrupts
+from training.worker_process import ignore_stop_signals
 
 #: games the demonstrations are played in at once, all workers together: every game slot is played for about
 #: decisions / 64 steps, restarting when a game ends, whatever the number of workers
@@ -115,10 +115,10 @@ def collect_parallel(
         for k, (share, slots) in enumerate(worker_shares(decisions, workers))
         if share > 0
     ]
-    # the workers ignore Ctrl-C: the terminal sends it to the whole process group, and the run itself decides
-    # what to do with it (finish the warm start, then write a checkpoint: training/interrupt.py)
+    # the workers ignore Ctrl-C and SIGTERM: a terminal or `timeout` sends them to the whole process group, and the
+    # run itself decides what to do with them (finish the warm start, then write a checkpoint: training/interrupt.py)
     spawn = mp.get_context("spawn")
-    with ProcessPoolExecutor(len(tasks), mp_context=spawn, initializer=ignore_interrupts) as pool:
+    with ProcessPoolExecutor(len(tasks), mp_context=spawn, initializer=ignore_stop_signals) as pool:
         parts = list(pool.map(_collect_share, tasks))
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 

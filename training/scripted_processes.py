@@ -38,7 +38,7 @@ import numpy as np
 from dw_env.envs.actions import move_to_actions
 from dw_env.info import PLAYER_NAMES
 from training.league import ScriptedSeats, start_seats
-from training.worker_process import WorkerProcess, ignore_interrupts
+from training.worker_process import WorkerProcess, ignore_stop_signals
 
 Key = tuple[int, int, str]  # (slot, seat, kind)
 
@@ -176,7 +176,7 @@ def _close_all(workers: list[ScriptedWorker]) -> None:
 # ---- the worker's side ---------------------------------------------------------------------------------
 def worker_main(fd: int) -> None:
     """A worker process's entry point: serve the requests that come through socket ``fd`` until told to stop."""
-    ignore_interrupts()  # the trainer stops after its update, and saves the AIs' states from here
+    ignore_stop_signals()  # the trainer stops after its update, and saves the AIs' states from here
     conn = multiprocessing.connection.Connection(fd)
     served = _Served()
     while True:

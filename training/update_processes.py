@@ -40,7 +40,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from training.worker_process import WorkerProcess, ignore_interrupts
+from training.worker_process import WorkerProcess, ignore_stop_signals
 
 
 class BatchedWork(Protocol):
@@ -137,7 +137,7 @@ def _shared(tensor: Tensor) -> Tensor:
 
 def worker_main(fd: int) -> None:
     """A worker process's entry point: take the socket ``fd``, the trainer's key, the replica, then serve."""
-    ignore_interrupts()  # the trainer finishes its update, this worker's share included, before it stops
+    ignore_stop_signals()  # the trainer finishes its update, this worker's share included, before it stops
     conn = multiprocessing.connection.Connection(fd)
     try:
         multiprocessing.current_process().authkey = conn.recv_bytes()

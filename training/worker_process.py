@@ -8,12 +8,15 @@ unpickles only what its trainer sends it; a worker whose trainer is gone sees th
 
 The trainer never waits on a dead worker: while it waits for an answer it checks every
 :data:`POLL_SECONDS` that the process still runs, and a worker that stopped or closed its pipe is an error
-naming its exit code.
+naming its exit code. Nor does a worker outlive its parent, whatever ends the parent (SIGKILL included):
+on Linux every worker asks the kernel to kill it when its parent dies (:func:`die_with_parent`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import multiprocessing.connection
 import os
 import signal
@@ -26,15 +29,73 @@ from typing import Any
 POLL_SECONDS = 1.0
 
 
-def ignore_interrupts() -> None:
-    """Let Ctrl-C stop the command, not its workers: a terminal sends SIGINT to every process of the job.
+#: prctl's option that sets the signal a process gets when its parent dies (linux/prctl.h)
+PR_SET_PDEATHSIG = 1
 
-    For every worker process (these, the arena's and sweep's pools, the warm start's demonstrations): the
-    main process decides what an interrupt means (``dw train`` finishes its update with its workers and saves;
-    the other commands stop their pools and say they were interrupted, dw_cli/main.py), and a worker that died
-    of it would only add a traceback, or leave a trainer without the share it waits for.
+
+def ignore_interrupts(parent: int | None = None) -> None:
+    """Let Ctrl-C stop the command, not its workers; and end this worker when its parent dies.
+
+    For the workers of a pool that the main process ends itself (the arena's and sweep's): a terminal sends
+    SIGINT to every process of the job, and a worker that died of it would only add a traceback; the main
+    process stops its pool and says it was interrupted (dw_cli/main.py). SIGTERM gets its default back (a
+    silent exit; a forked worker inherits the command's handler, which would raise in it): ``Pool.terminate``
+    ends the workers with it. ``parent`` is the pid of the process that started this one (default:
+    multiprocessing's parent): see :func:`die_with_parent`.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent(parent)
+
+
+def ignore_stop_signals(parent: int | None = None) -> None:
+    """Leave SIGINT and SIGTERM to the main process, which still needs this worker; end it when its parent dies.
+
+    For the workers a trainer waits on (the update's replicas, the scripted AIs, the warm start's
+    demonstrations, the bench's runs): ``timeout`` or a job scheduler sends SIGTERM to the whole process
+    group as a terminal sends SIGINT, and ``dw train`` answers either by finishing its update (or warm
+    start) with its workers and writing its checkpoint (training/interrupt.py); a worker that died of it
+    would leave the trainer without the share it waits for. Their parents end them by message or SIGKILL.
+    """
+    ignore_interrupts(parent)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def die_with_parent(parent: int | None = None) -> bool:
+    """Ask Linux to SIGKILL this process when its parent dies; return whether it could (False elsewhere).
+
+    The kernel's PR_SET_PDEATHSIG covers any death of the parent, SIGKILL included, where the parent's
+    own cleanup never runs. A parent that died before the request was made is caught by comparing
+    ``os.getppid()`` with ``parent`` right after it: this process then exits at once. (The signal follows the
+    parent *thread* that started the worker: workers are started from threads that live as long as they do.)
+    """
+    expected = parent if parent is not None else _multiprocessing_parent()
+    if not sys.platform.startswith("linux"):
+        return False
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        return False
+    if expected is not None and os.getppid() != expected:
+        os._exit(1)  # the parent is gone already: nobody is left to serve or to stop this process
+    return True
+
+
+def _multiprocessing_parent() -> int | None:
+    """Return the pid of the process that started this one as a multiprocessing child, else None."""
+    import multiprocessing
+
+    parent = multiprocessing.parent_process()
+    return parent.pid if parent is not None else None
+
+
+def kill_pool(pool: Any) -> None:
+    """SIGKILL every worker of a ``concurrent.futures.ProcessPoolExecutor``: for workers that ignore SIGTERM.
+
+    Its ``shutdown`` would wait for the task under way; the command that calls this has given it up.
+    """
+    for process in list((getattr(pool, "_processes", None) or {}).values()):  # no public handle on them
+        with contextlib.suppress(OSError, ValueError):
+            process.kill()
 
 
 class WorkerProcess:
@@ -47,7 +108,11 @@ class WorkerProcess:
         """Start ``module.worker_main`` in a fresh interpreter with this process's import path."""
         mine, theirs = socket.socketpair()
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))}
-        code = f"from {module} import worker_main; worker_main({theirs.fileno()})"
+        # signals ignored and the parent's death watched first thing, before the slow imports
+        code = (
+            f"from training.worker_process import ignore_stop_signals; ignore_stop_signals({os.getpid()}); "
+            f"from {module} import worker_main; worker_main({theirs.fileno()})"
+        )
         self.process = subprocess.Popen([sys.executable, "-c", code], pass_fds=(theirs.fileno(),), env=env)
         theirs.close()
         self.conn = multiprocessing.connection.Connection(mine.detach())

@@ -97,17 +97,28 @@ def bench_config(
 def measure(case: str, seconds: float) -> dict[str, float]:
     """Return env steps/s and learner decisions/s of training the :data:`CASES` entry ``case`` for ``seconds``.
 
-    The case runs in a fresh (spawned) process.
+    The case runs in a fresh (spawned) process that dies with this one; interrupted, this process kills it
+    (it ignores the group's signals, training/worker_process.py) and removes its run folder.
     """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return pool.submit(measure_here, case, seconds).result()
+    from training.worker_process import ignore_stop_signals, kill_pool
+
+    spawn = multiprocessing.get_context("spawn")
+    with tempfile.TemporaryDirectory() as out:
+        pool = ProcessPoolExecutor(max_workers=1, mp_context=spawn, initializer=ignore_stop_signals)
+        try:
+            return pool.submit(measure_here, case, seconds, out).result()
+        except BaseException:
+            kill_pool(pool)
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
-def measure_here(case: str, seconds: float) -> dict[str, float]:
-    """:func:`measure` in this process."""
+def measure_here(case: str, seconds: float, out: str | None = None) -> dict[str, float]:
+    """:func:`measure` in this process, the run written under ``out`` (default: a temporary folder)."""
     from dw_env.envs.vector import DomainWheelVectorEnv
     from training.ppo import train
 
@@ -116,8 +127,8 @@ def measure_here(case: str, seconds: float) -> dict[str, float]:
     warm = DomainWheelVectorEnv(2, config.options)  # compile (or load) the env kernels outside the clock
     warm.reset()
     warm.step(warm.sample_actions())
-    with tempfile.TemporaryDirectory() as out:
-        result = train(bench_config(map_name, seconds, out, overrides))
+    with tempfile.TemporaryDirectory(dir=out) as folder:
+        result = train(bench_config(map_name, seconds, folder, overrides))
     history = result["history"][1:] or result["history"]
     if not history:
         raise RuntimeError(f"no update of {case} finished in {seconds:.0f} s; try a larger --seconds")

@@ -63,12 +63,14 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``dw train``; Ctrl-C before the run has anything to save (or a second one) ends it with status 130."""
+    """Run ``dw train``; a signal before the run has anything to save (or a second one) ends it: 130 or 143."""
+    from training.interrupt import exit_code
+
     try:
         return _run(args)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         print("dw train: aborted; the last checkpoint written, if any, is intact", file=sys.stderr)
-        return 130
+        return exit_code(exc)
 
 
 def _run(args: argparse.Namespace) -> int:
