@@ -35,6 +35,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from gamecore.errors import brief
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -46,6 +48,11 @@ DEFAULT_OBJECT_STORE_BYTES = 100 * 2**20
 CONNECT_TIMEOUT_S = 5.0
 #: the default port of ``ray start --head``
 DEFAULT_PORT = 6379
+#: what an HTTP/2 client sends first (RFC 9113, 3.4), and an empty SETTINGS frame: a gRPC server answers
+HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+HTTP2_EMPTY_SETTINGS = bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+#: the frame type of SETTINGS, the fourth byte of a frame's header
+HTTP2_SETTINGS = 4
 
 _HOST_PORT = re.compile(r"^(?P<host>[A-Za-z0-9._-]+|\[[0-9A-Fa-f:]+\]):(?P<port>[0-9]{1,5})$")
 
@@ -127,17 +134,45 @@ def parse_address(address: str) -> Address:
 
 
 def check_reachable(address: Address, timeout: float = CONNECT_TIMEOUT_S) -> None:
-    """Raise :class:`ClusterError` unless something accepts TCP connections at ``address`` within ``timeout``."""
+    """Raise :class:`ClusterError` unless a gRPC server (as Ray's head is) answers at ``address`` within ``timeout``.
+
+    Ray's own connection retries for minutes when something else listens at the port, so the head is asked
+    first for HTTP/2's opening exchange, which every gRPC server answers with a SETTINGS frame.
+    """
     try:
-        with socket.create_connection((address.host, address.port), timeout=timeout):
-            pass
+        conn = socket.create_connection((address.host, address.port), timeout=timeout)
     except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
+        reason = f"no answer in {timeout:g} s" if isinstance(exc, TimeoutError) else exc.strerror or type(exc).__name__
         raise ClusterError(
             f"no Ray cluster answers at {address} ({reason}); start one there with "
             f"`ray start --head --port={address.port}`, check the host and port (and the firewall), "
             "or use --cluster local for a cluster on this machine only"
         ) from None
+    with conn:
+        try:
+            conn.sendall(HTTP2_PREFACE + HTTP2_EMPTY_SETTINGS)
+            header = _read_exactly(conn, 9, time.monotonic() + timeout)
+            got = "closed the connection" if len(header) < 9 else f"answered {brief(header)}"
+        except OSError as exc:
+            header, got = b"", f"gave no answer in {timeout:g} s" if isinstance(exc, TimeoutError) else str(exc)
+    if len(header) < 9 or header[3] != HTTP2_SETTINGS:
+        raise ClusterError(
+            f"something listens at {address} but it is not a Ray cluster's head: it {got}, where Ray's GCS "
+            f"server (gRPC) answers an HTTP/2 SETTINGS frame; give the head's GCS port (`ray start --head "
+            f"--port=PORT`, default {DEFAULT_PORT})"
+        )
+
+
+def _read_exactly(conn: socket.socket, size: int, deadline: float) -> bytes:
+    """Return up to ``size`` bytes from ``conn`` (fewer if it closes); TimeoutError once ``deadline`` passes."""
+    got = b""
+    while len(got) < size:
+        conn.settimeout(max(0.0, deadline - time.monotonic()) or 1e-3)
+        chunk = conn.recv(size - len(got))
+        if not chunk:
+            break
+        got += chunk
+    return got
 
 
 # ---- connecting ----------------------------------------------------------------------------------------
