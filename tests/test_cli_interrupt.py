@@ -11,10 +11,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from process_watch import ignores_sigint, kill_marked, leftovers, marked_env, marked_pids, wait_for
 
 from dw_cli import main as cli
 
@@ -38,22 +38,26 @@ def test_an_interrupted_command_says_so_and_exits_130(
 
 def test_ctrl_c_stops_an_arena_and_its_worker_pool_cleanly(tmp_path: Path) -> None:
     args = ["arena", "--lineup", "balanced,center,guardian", "--games", "100000", "--workers", "2"]
+    env, tag = marked_env()
     process = subprocess.Popen(
         [sys.executable, "-m", "dw_cli.main", *args, "--out", str(tmp_path / "out")],
         cwd=ROOT,
-        stdout=subprocess.PIPE,
+        env=env,
+        stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # a process group of its own, as a terminal's foreground job has
     )
-    deadline = time.monotonic() + 300
-    while len(subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True).stdout.split()) < 3:
-        assert process.poll() is None and time.monotonic() < deadline, "the arena's pool did not start"
-        time.sleep(0.05)
-    time.sleep(1.0)  # games under way in both workers
-    os.killpg(process.pid, signal.SIGINT)
-    _, err = process.communicate(timeout=120)
+    try:
+        # both workers past their initializer (they ignore SIGINT): games under way, not a worker still starting
+        workers = lambda: [p for p in marked_pids(tag) if p != process.pid and ignores_sigint(p)]  # noqa: E731
+        wait_for(lambda: len(workers()) >= 2, "the arena's two workers", lambda: process.poll() is None)
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=600)
+    finally:
+        kill_marked(tag)
     assert process.returncode == 130, err[-2000:]
     assert "dw arena: interrupted" in err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert not (tmp_path / "out" / "results.json").exists()  # nothing half-written
+    assert leftovers(tag) == []

@@ -15,7 +15,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
+
+from process_watch import wait_for  # noqa: E402
 
 from policies import checkpoint  # noqa: E402
 
@@ -57,6 +58,11 @@ def _start(args: list[str], hash_seed: int, own_group: bool = False) -> subproce
     )
 
 
+def _wait_for_checkpoint(folder: Path, process: subprocess.Popen[str]) -> None:
+    """Wait until the run wrote its first checkpoint (a file is the handshake, not a length of time)."""
+    wait_for(lambda: (folder / "checkpoint.pt").exists(), "the first checkpoint", lambda: process.poll() is None)
+
+
 def _finish(process: subprocess.Popen[str]) -> tuple[int, str]:
     _, err = process.communicate(timeout=LIMIT)
     return process.returncode, err
@@ -69,10 +75,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     straight = _start(["--config", CONFIG, "--run-dir", str(out["straight"]), *SETTINGS], hash_seed=1)
     other = _start(["--config", CONFIG, "--run-dir", str(out["other_hash"]), *SETTINGS], hash_seed=2)
     stopped = _start(["--config", CONFIG, "--run-dir", str(out["interrupted"]), *SETTINGS], hash_seed=3)
-    deadline = time.monotonic() + LIMIT
-    while not (out["interrupted"] / "checkpoint.pt").exists() and stopped.poll() is None:
-        assert time.monotonic() < deadline, "the run wrote no checkpoint"
-        time.sleep(0.01)
+    _wait_for_checkpoint(out["interrupted"], stopped)
     stopped.send_signal(signal.SIGINT)
     out["stopped_rc"], out["stopped_err"] = _finish(stopped)
     out["at_stop"] = checkpoint.load(out["interrupted"] / "checkpoint.pt")
@@ -116,10 +119,7 @@ def test_sigint_writes_checkpoint_and_policy_then_resumes_bit_identical(runs: di
 def test_sigterm_stops_cleanly_with_status_143(tmp_path: Path) -> None:
     folder = tmp_path / "run"
     process = _start(["--config", CONFIG, "--run-dir", str(folder), *SETTINGS], hash_seed=5)
-    deadline = time.monotonic() + LIMIT
-    while not (folder / "checkpoint.pt").exists() and process.poll() is None:
-        assert time.monotonic() < deadline, "the run wrote no checkpoint"
-        time.sleep(0.01)
+    _wait_for_checkpoint(folder, process)
     process.send_signal(signal.SIGTERM)
     code, err = _finish(process)
     assert code == 143, err[-2000:]
@@ -137,10 +137,7 @@ def test_ctrl_c_at_a_terminal_stops_cleanly_with_the_workers_in_the_process_grou
     big = ["--set", "env.num_envs=48", "--set", "ppo.num_minibatches=1"]
     args = ["--config", CONFIG, "--run-dir", str(folder), *SETTINGS, *ais, *big]
     process = _start(args, hash_seed=6, own_group=True)
-    deadline = time.monotonic() + LIMIT
-    while not (folder / "checkpoint.pt").exists() and process.poll() is None:
-        assert time.monotonic() < deadline, "the run wrote no checkpoint"
-        time.sleep(0.01)
+    _wait_for_checkpoint(folder, process)
     group = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True).stdout.split()
     assert len(group) >= 4, group  # the trainer, its update's worker and the two AIs' workers
     os.killpg(process.pid, signal.SIGINT)
