@@ -225,3 +225,18 @@ def test_cell_key_follows_the_bytes_of_policy_files(tmp_path: Path) -> None:
     single = tmp_path / "agent.pt"
     single.write_bytes(b"x")
     assert _file_digest(str(single)) != _file_digest(str(package)) and _file_digest("balanced") is None
+
+
+def test_a_damaged_cell_file_is_played_again_and_a_damaged_games_file_names_its_line(tmp_path: Path) -> None:
+    from training.sweep import SpecError, cell_dir, load_cell
+
+    cell = expand(parse_spec(_spec_data()))[0]
+    folder = cell_dir(tmp_path, cell)
+    folder.mkdir(parents=True)
+    (folder / "cell.json").write_text("[" * 100_000)  # deeper than the loader allows: a RecursionError before
+    assert load_cell(tmp_path, cell) is None
+    (folder / "games.jsonl").write_text('{"plies": 3}\n\n{"plies": [[[\n')
+    with pytest.raises(SpecError, match=r"games.jsonl, line 3: not valid JSON .*delete the cell's folder"):
+        load_games(tmp_path, cell)
+    (folder / "games.jsonl").write_text('{"plies": 3}\n\n{"plies": 4}\n')
+    assert load_games(tmp_path, cell) == [{"plies": 3}, {"plies": 4}]

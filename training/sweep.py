@@ -57,7 +57,7 @@ from dw_env.info import PLAYER_NAMES
 from dw_env.options import GameOptions
 from dw_env.record import GameRecord, format_move, parse_move
 from gamecore.errors import brief, clip
-from gamecore.loaders import read_text, read_yaml
+from gamecore.loaders import load_json, parse_json, read_text, read_yaml
 from policies.files import check_seat_spec, is_registered, load_policy_file
 from training.arena import GameTask, play_game, schedule, worker_start_method
 from training.arena_config import DEFAULT_OPENING_PLIES, ArenaConfig, Lineup, check_opening_plies
@@ -83,6 +83,11 @@ KEPT_RECORDS = ("longest", "shortest", "typical")
 
 
 # ---- the spec ------------------------------------------------------------------------------------------
+#: the largest cell.json (and games.jsonl row) and games.jsonl a resumed study reads back
+MAX_CELL_BYTES = 16 * 1024 * 1024
+MAX_GAMES_BYTES = 1024 * 1024 * 1024
+
+
 class SpecError(ValueError):
     """A sweep spec, or its file, that is not allowed; the message names what, the value and what is allowed."""
 
@@ -457,8 +462,8 @@ def load_cell(out: Path, cell: Cell) -> dict[str, Any] | None:
     """Return a finished cell's cell.json, or None when it is missing, incomplete or for other games."""
     path = cell_dir(out, cell) / "cell.json"
     try:
-        data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
+        data = load_json(path, MAX_CELL_BYTES, SpecError)
+    except (OSError, SpecError):  # missing, unreadable or damaged: the cell is played again
         return None
     if not isinstance(data, dict) or not data.get("complete") or data.get("cell", {}).get("key") != cell.key:
         return None
@@ -466,9 +471,16 @@ def load_cell(out: Path, cell: Cell) -> dict[str, Any] | None:
 
 
 def load_games(out: Path, cell: Cell) -> list[Facts]:
-    """Return a finished cell's stored games (rows of games.jsonl)."""
-    with (cell_dir(out, cell) / "games.jsonl").open() as f:
-        return [json.loads(line) for line in f if line.strip()]
+    """Return a finished cell's stored games (rows of games.jsonl); SpecError naming the file and line if damaged."""
+    path = cell_dir(out, cell) / "games.jsonl"
+    rows = []
+    for number, line in enumerate(read_text(path, MAX_GAMES_BYTES, SpecError).splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(parse_json(line, MAX_CELL_BYTES, SpecError))
+            except SpecError as exc:
+                raise SpecError(f"{path}, line {number}: {exc}; delete the cell's folder to play it again") from None
+    return rows
 
 
 def _warm_up(items: Sequence[tuple[int, Cell, GameTask]]) -> None:
