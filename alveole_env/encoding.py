@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from alveole_env.errors import brief
 from alveole_env.geometry import CELL_GRID, GRID, GRID_CELL, GRID_CELLS, LINE_OF, NUM_CELLS, NUM_DIRECTIONS
 from alveole_env.rules import list_moves, move_target
 
@@ -53,14 +54,16 @@ RULES_VERSION: Final = "alveole-rules-1"
 def action_of(cell: int, direction: int) -> int:
     """Return the action int of moving the piece on ``cell`` (0..60) along ``direction`` (0..5)."""
     if not 0 <= cell < NUM_CELLS or not 0 <= direction < NUM_DIRECTIONS:
-        raise ValueError(f"need a cell in 0..{NUM_CELLS - 1} and a direction in 0..5, got {cell!r}, {direction!r}")
+        raise ValueError(
+            f"need a cell in 0..{NUM_CELLS - 1} and a direction in 0..5, got {brief(cell)}, {brief(direction)}"
+        )
     return direction * GRID_CELLS + int(CELL_GRID[cell])
 
 
 def decode_action(action: int) -> tuple[int, int]:
     """Return ``(from cell, direction)`` of an action; ValueError if it is out of range or off the board."""
     if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
-        raise ValueError(f"action must be an integer in 0..{NUM_ACTIONS - 1}, got {action!r}")
+        raise ValueError(f"action must be an integer in 0..{NUM_ACTIONS - 1}, got {brief(action)}")
     direction, square = divmod(int(action), GRID_CELLS)
     cell = int(GRID_CELL[square])
     if cell < 0:

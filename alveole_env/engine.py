@@ -25,8 +25,17 @@ from numpy.typing import NDArray
 from alveole_env import rules
 from alveole_env.encoding import NUM_ACTIONS, OBS_SIZE, action_of, decode_action, encoder_tables, observation
 from alveole_env.encoding import legal_actions as legal_action_ints
-from alveole_env.errors import IllegalActionError, brief
-from alveole_env.geometry import CELL_GRID, DIRECTION_NAMES, GRID_CELL, GRID_CELLS, RAYS, cell_index, cell_name
+from alveole_env.errors import IllegalActionError, StateError, brief
+from alveole_env.geometry import (
+    CELL_GRID,
+    DIRECTION_NAMES,
+    GRID_CELL,
+    GRID_CELLS,
+    NUM_CELLS,
+    RAYS,
+    cell_index,
+    cell_name,
+)
 from alveole_env.options import AlveoleOptions
 from alveole_env.state import (
     COUNT0,
@@ -37,12 +46,14 @@ from alveole_env.state import (
     LAST_FROM,
     LAST_TO,
     MAX_PLIES,
+    MAX_PLY,
     NUM_PLAYERS,
     OVER,
     PIECES,
     PLY,
     TURN,
     WINNER,
+    check_arrays,
     empty_arrays,
     fill_arrays,
     piece_code,
@@ -83,6 +94,32 @@ class AlveoleGame:
         lines: NDArray[np.int8],
         scalars: NDArray[np.int32],
     ) -> None:
+        """Wrap state arrays after checking them whole (:func:`alveole_env.state.check_arrays`): StateError if not.
+
+        The compiled kernels trust these arrays (no bounds checks), so a wrong shape, dtype, memory layout or
+        value is refused here, before anything compiled reads them.
+        """
+        if not isinstance(options, AlveoleOptions):
+            raise StateError(f"options must be an AlveoleOptions, got {brief(options)}")
+        check_arrays(board, lines, scalars, options.max_plies, max_ply=MAX_PLY)
+        self._wrap(options, board, lines, scalars)
+
+    @classmethod
+    def of_checked_arrays(
+        cls,
+        options: AlveoleOptions,
+        board: NDArray[np.int8],
+        lines: NDArray[np.int8],
+        scalars: NDArray[np.int32],
+    ) -> AlveoleGame:
+        """Return a game over arrays already checked (copies of a checked game's or env's); no checks, fast."""
+        game = cls.__new__(cls)
+        game._wrap(options, board, lines, scalars)
+        return game
+
+    def _wrap(
+        self, options: AlveoleOptions, board: NDArray[np.int8], lines: NDArray[np.int8], scalars: NDArray[np.int32]
+    ) -> None:
         self.options = options
         self.board = board
         self.lines = lines
@@ -104,7 +141,7 @@ class AlveoleGame:
 
     def copy(self) -> AlveoleGame:
         """Return an independent copy of this game."""
-        return AlveoleGame(self.options, self.board.copy(), self.lines.copy(), self.scalars.copy())
+        return AlveoleGame.of_checked_arrays(self.options, self.board.copy(), self.lines.copy(), self.scalars.copy())
 
     # ---- state -------------------------------------------------------------------------------
 
@@ -219,14 +256,16 @@ class AlveoleGame:
         return actions
 
     def destinations(self, cell: int) -> dict[int, Move]:
-        """Return ``{destination cell: move}`` of the piece on ``cell`` (empty if it cannot move now)."""
-        return {m.dst: m for m in self.legal_moves() if m.src == cell}
+        """Return ``{destination cell: move}`` of the piece on ``cell`` (empty if it cannot move now).
+
+        IllegalActionError if ``cell`` is no cell index 0..60 (a negative index never wraps).
+        """
+        src = _cell(cell, "cell")
+        return {m.dst: m for m in self.legal_moves() if m.src == src}
 
     def action_between(self, src: int, dst: int) -> int:
         """Return the action moving the piece on ``src`` to ``dst``; IllegalActionError if no legal move does (A16)."""
-        if not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) and 0 <= c < 61 for c in (src, dst)):
-            raise IllegalActionError(f"cells must be integers in 0..60, got {brief(src)} and {brief(dst)}")
-        return self.move_between(int(src), int(dst)).action
+        return self.move_between(src, dst).action
 
     def parse_move(self, text: str) -> Move:
         """Return the legal move written ``(q,r)>(q,r)`` or, for a capture, ``(q,r)x(q,r)`` (spec 1.5).
@@ -251,6 +290,7 @@ class AlveoleGame:
 
     def move_between(self, src: int, dst: int) -> Move:
         """Return the legal move from ``src`` to ``dst``; IllegalActionError listing the legal moves if none."""
+        src, dst = _cell(src, "source cell"), _cell(dst, "destination cell")
         for m in self.legal_moves():
             if m.src == src and m.dst == dst:
                 return m
@@ -277,7 +317,14 @@ class AlveoleGame:
         return Move(int(action), src, result // 2, d, bool(result % 2))
 
     def why_illegal(self, src: int, direction: int) -> str:
-        """Return the rule that forbids moving the piece on ``src`` along ``direction`` now ("" if it is legal)."""
+        """Return the rule that forbids moving the piece on ``src`` along ``direction`` now ("" if it is legal).
+
+        IllegalActionError if ``src`` is no cell 0..60 or ``direction`` no direction 0..5.
+        """
+        src = _cell(src, "cell")
+        if isinstance(direction, bool) or not isinstance(direction, (int, np.integer)) or not 0 <= direction < 6:
+            raise IllegalActionError(f"direction must be an integer in 0..5, got {brief(direction)}")
+        direction = int(direction)
         if self.over:
             return f"the game is over ({self.end_reason}, R-4.3)"
         own = piece_code(self.turn)
@@ -314,26 +361,50 @@ class AlveoleGame:
         return obs, mask
 
     def perft(self, depth: int) -> int:
-        """Return the number of legal move sequences of ``depth`` plies from here (spec 7.9; truncation ignored)."""
+        """Return the number of rule move sequences of ``depth`` plies from here (spec 7.9).
+
+        A game ended by a rule has no moves (spec 7.9's convention); the ply limit is ignored, both the one
+        ahead and one already reached (R-4.6: truncation never affects perft), so a truncated game counts
+        the moves of its position although :meth:`legal_moves` is empty (the game takes no more moves).
+        """
         if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= 16:
             raise ValueError(f"perft depth must be an integer in 0..16, got {brief(depth)}")
-        return int(rules.perft(_TABLES, self.board, self.lines, self.scalars, depth))
+        game = self._untruncated()
+        return int(rules.perft(_TABLES, game.board, game.lines, game.scalars, depth))
 
     def divide(self, depth: int) -> dict[str, int]:
-        """Return ``{move text: perft(depth - 1) after it}`` for every legal move (spec 7.9's divide counts)."""
+        """Return ``{move text: perft(depth - 1) after it}`` for every rule move (spec 7.9's divide counts).
+
+        Like :meth:`perft` it ignores the ply limit: a truncated game divides as if it went on.
+        """
         if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 16:
             raise ValueError(f"divide depth must be an integer in 1..16, got {brief(depth)}")
+        game = self._untruncated()
         out = {}
-        for m in self.legal_moves():
-            child = self.copy()
-            child.scalars[MAX_PLIES] = 2**30
+        for m in game.legal_moves():
+            child = game.copy()
             child.play(m.action)
             out[m.text()] = child.perft(depth - 1)
         return out
 
+    def _untruncated(self) -> AlveoleGame:
+        """Return a copy that never stops at the ply limit (a truncated game resumed): what perft counts."""
+        game = AlveoleGame.of_checked_arrays(self.options, self.board.copy(), self.lines.copy(), self.scalars.copy())
+        game.scalars[MAX_PLIES] = 2**30
+        if self.truncated:
+            game.scalars[OVER], game.scalars[END_REASON] = 0, -1
+        return game
+
     def __repr__(self) -> str:
         state = f"over={self.end_reason}" if self.over else f"turn={self.turn}"
         return f"AlveoleGame(ply={self.ply}, {state}, pieces={self.num_pieces(0)}/{self.num_pieces(1)})"
+
+
+def _cell(value: object, what: str) -> int:
+    """Return ``value`` as a cell index 0..60; IllegalActionError naming it otherwise (never a wrapped index)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < NUM_CELLS:
+        raise IllegalActionError(f"{what} must be an integer cell index in 0..{NUM_CELLS - 1}, got {brief(value)}")
+    return int(value)
 
 
 def _seat(seat: int) -> int:
@@ -342,4 +413,4 @@ def _seat(seat: int) -> int:
     return int(seat)
 
 
-__all__ = ["END_REASONS", "AlveoleGame", "IllegalActionError", "Move"]
+__all__ = ["END_REASONS", "AlveoleGame", "IllegalActionError", "Move", "StateError"]

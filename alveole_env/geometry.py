@@ -39,6 +39,8 @@ from typing import Final
 import numpy as np
 from numpy.typing import NDArray
 
+from alveole_env.errors import brief
+
 #: cells per board edge (spec 0)
 SIDE: Final = 5
 #: the largest |q|, |r|, |s| of a board cell
@@ -80,13 +82,15 @@ def cell_index(q: int, r: int) -> int:
     try:
         return _INDEX[(q, r)]
     except (KeyError, TypeError):
-        raise ValueError(f"({q!r}, {r!r}) is not a board cell: need max(|q|, |r|, |q + r|) <= {RADIUS}") from None
+        raise ValueError(
+            f"({brief(q)}, {brief(r)}) is not a board cell: need max(|q|, |r|, |q + r|) <= {RADIUS}"
+        ) from None
 
 
 def cell_coord(index: int) -> tuple[int, int]:
     """Return ``(q, r)`` of cell ``index`` (0..60)."""
     if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < NUM_CELLS:
-        raise ValueError(f"cell index must be an integer in 0..{NUM_CELLS - 1}, got {index!r}")
+        raise ValueError(f"cell index must be an integer in 0..{NUM_CELLS - 1}, got {brief(index)}")
     return CELLS[int(index)]
 
 

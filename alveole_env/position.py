@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,10 +28,12 @@ from alveole_env.errors import PositionError, brief
 from alveole_env.geometry import CELLS, GRID, NUM_CELLS, RADIUS, cell_coord, on_board
 from alveole_env.options import AlveoleOptions
 from alveole_env.state import (
+    COUNT0,
     END_NO_LEGAL_MOVE,
     END_REASON,
     END_TRUNCATED,
     MAX_PLIES,
+    MAX_PLY,
     MIN_PIECES,
     OVER,
     PIECES,
@@ -40,12 +43,14 @@ from alveole_env.state import (
     empty_arrays,
     fill_arrays,
 )
+from gamecore.loaders import parse_json, read_text
 
+#: the longest position text read (a position is under 1 KB; spaces and indentation are welcome)
+MAX_POSITION_BYTES = 1 << 16
 KEYS: tuple[str, ...] = ("to_move", "pieces", "ply")
 REQUIRED: tuple[str, ...] = ("to_move", "pieces")
 #: the characters of the text diagram: empty, player 1, player 2
 SYMBOLS: str = ".XO"
-MAX_PLY = 100_000
 _LABEL = re.compile(r"^\s*r=\s*-?\d+")
 
 
@@ -101,6 +106,8 @@ def from_board(board: Any, seat_to_move: int, *, ply: int = 0, options: AlveoleO
     """
     if options is None:
         options = AlveoleOptions()
+    if not isinstance(options, AlveoleOptions):
+        raise PositionError(f"options must be an AlveoleOptions or None, got {brief(options)}")
     cells = np.asarray(board)
     if cells.shape != (NUM_CELLS,) or not np.isin(cells, (0, 1, 2)).all():
         raise PositionError(f"a board is {NUM_CELLS} values in 0..2, got shape {cells.shape}")
@@ -108,23 +115,23 @@ def from_board(board: Any, seat_to_move: int, *, ply: int = 0, options: AlveoleO
     _int(ply, "ply", 0, MAX_PLY)
     b, lines, scalars = empty_arrays()
     fill_arrays(b, lines, scalars, cells.astype(np.int8))
-    game = AlveoleGame(options, b, lines, scalars)
     for seat in (0, 1):
-        count = game.num_pieces(seat)
+        count = int(scalars[COUNT0 + seat])
         if not MIN_PIECES <= count <= PIECES:
             raise PositionError(
                 f"player {seat + 1} has {count} pieces; a position in progress has {MIN_PIECES}..{PIECES} each "
                 "(spec 2.3)"
             )
+    scalars[TURN] = seat_to_move
+    scalars[PLY] = ply
+    scalars[MAX_PLIES] = options.max_plies
+    game = AlveoleGame(options, b, lines, scalars)
     for seat in (0, 1):
         if game.connected(seat):
             raise PositionError(
                 f"player {seat + 1} is already connected ({game.num_pieces(seat)} pieces in one group): "
                 "the game would be over, not in progress (spec 2.3, A15)"
             )
-    scalars[TURN] = seat_to_move
-    scalars[PLY] = ply
-    scalars[MAX_PLIES] = options.max_plies
     if not rules.has_move(rules.tables(), b, lines, seat_to_move):
         scalars[OVER], scalars[WINNER], scalars[END_REASON] = 1, 1 - seat_to_move, END_NO_LEGAL_MOVE
     elif ply >= options.max_plies:
@@ -138,12 +145,19 @@ def dumps(game: AlveoleGame, **kwargs: Any) -> str:
 
 
 def loads(text: str | bytes, options: AlveoleOptions | None = None) -> AlveoleGame:
-    """Return the game of a JSON position; PositionError for malformed JSON or an invalid position."""
+    """Return the game of a JSON position (at most :data:`MAX_POSITION_BYTES`); PositionError if it is not one.
+
+    The text is measured (length, nesting depth) before it is parsed (:func:`gamecore.loaders.parse_json`).
+    """
+    return from_dict(parse_json(text, MAX_POSITION_BYTES, PositionError), options)
+
+
+def load(path: str | Path, options: AlveoleOptions | None = None) -> AlveoleGame:
+    """Return the game of a JSON position file (at most :data:`MAX_POSITION_BYTES`); errors name the file."""
     try:
-        data = json.loads(text)
-    except (TypeError, ValueError) as error:
-        raise PositionError(f"a position must be JSON text: {error}") from None
-    return from_dict(data, options)
+        return loads(read_text(path, MAX_POSITION_BYTES, PositionError), options)
+    except PositionError as error:
+        raise PositionError(f"{path}: {error}") from None
 
 
 def from_text(text: str, to_move: int = 1, *, ply: int = 0, options: AlveoleOptions | None = None) -> AlveoleGame:

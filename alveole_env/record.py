@@ -17,15 +17,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from alveole_env import position
 from alveole_env.engine import AlveoleGame
 from alveole_env.errors import IllegalActionError, PositionError, brief
 from alveole_env.options import AlveoleOptions
+from gamecore.loaders import parse_json, read_text
 
 #: the record format and version (the play server picks a game's replayer by it)
 FORMAT = "alveole-record-v1"
+#: the longest record text read (100,000 plies at most, under 7 characters each)
+MAX_RECORD_BYTES = 4 << 20
 KEYS: tuple[str, ...] = ("format", "options", "players", "start", "actions", "result")
 
 
@@ -92,9 +96,16 @@ def dumps(record: Mapping[str, Any], **kwargs: Any) -> str:
 
 
 def loads(text: str | bytes) -> AlveoleGame:
-    """Return the replayed game of a JSON record; PositionError for malformed JSON or a bad record."""
+    """Return the replayed game of a JSON record (at most :data:`MAX_RECORD_BYTES`); PositionError if it is not one.
+
+    The text is measured (length, nesting depth) before it is parsed (:func:`gamecore.loaders.parse_json`).
+    """
+    return replay(parse_json(text, MAX_RECORD_BYTES, PositionError))
+
+
+def load(path: str | Path) -> AlveoleGame:
+    """Return the replayed game of a JSON record file (at most :data:`MAX_RECORD_BYTES`); errors name the file."""
     try:
-        data = json.loads(text)
-    except (TypeError, ValueError) as error:
-        raise PositionError(f"a game record must be JSON text: {error}") from None
-    return replay(data)
+        return loads(read_text(path, MAX_RECORD_BYTES, PositionError))
+    except PositionError as error:
+        raise PositionError(f"{path}: {error}") from None

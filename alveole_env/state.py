@@ -13,12 +13,13 @@ Nothing else matters to the rules: there is no repetition rule, so no history (A
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 from numpy.typing import NDArray
 
-from alveole_env.geometry import LINE_OF, NUM_CELLS, NUM_LINES, cell_index
+from alveole_env.errors import StateError, brief
+from alveole_env.geometry import LINE_OF, NUM_CELLS, NUM_LINES, RAYS, cell_index
 
 NUM_PLAYERS: Final = 2
 #: pieces per player at the start (spec 0)
@@ -89,32 +90,52 @@ def start_board() -> NDArray[np.int8]:
     return board
 
 
-def check_arrays(board: NDArray[np.int8], lines: NDArray[np.int8], scalars: NDArray[np.int32], max_plies: int) -> None:
-    """Raise ValueError unless (board, lines, scalars) is a state the kernels may run on.
+#: the highest ply a game may hold (a position loaded at or past its options' ``max_plies`` is truncated)
+MAX_PLY: Final = 100_000
 
-    The compiled kernels index tables by these values, so a state read from a file (a training checkpoint's
-    games in progress) is checked whole before it is used: shapes and types, piece codes, the line and piece
-    counts recomputed from the board, the player to move, the ply, the ending fields and the last move.
+
+def check_layout(value: Any, what: str, dtype: type[np.generic], shape: tuple[int, ...]) -> None:
+    """Raise StateError unless ``value`` is a writeable C-contiguous ``dtype`` array of ``shape``."""
+    if not isinstance(value, np.ndarray):
+        raise StateError(f"{what} must be a numpy array of {np.dtype(dtype).name} {shape}, got {brief(value)}")
+    if value.dtype != dtype or value.shape != shape:
+        raise StateError(
+            f"{what} must be an array of dtype {np.dtype(dtype).name} and shape {shape}, "
+            f"got dtype {value.dtype} and shape {value.shape}"
+        )
+    if not value.flags.c_contiguous or not value.flags.writeable:
+        raise StateError(f"{what} must be a writeable C-contiguous array; np.array({what}, order='C') makes one")
+
+
+def check_arrays(board: Any, lines: Any, scalars: Any, max_plies: int, *, max_ply: int | None = None) -> None:
+    """Raise StateError unless (board, lines, scalars) is a state the kernels may run on.
+
+    The compiled kernels index tables by these values and trust them, so arrays given to a game (the
+    constructor) or read from a file (a training checkpoint's games in progress) are checked whole before
+    they are used: types, shapes and memory layout, piece codes, the line and piece counts recomputed from
+    the board, the player to move, the ply (at most ``max_ply``, default ``max_plies``), the ending fields
+    and the last move.
     """
-    shapes = ((board, (NUM_CELLS,), np.int8), (lines, (NUM_LINES,), np.int8), (scalars, (NUM_SCALARS,), np.int32))
-    for array, shape, dtype in shapes:
-        if not isinstance(array, np.ndarray) or array.shape != shape or array.dtype != dtype:
-            got = f"{getattr(array, 'dtype', type(array).__name__)} {getattr(array, 'shape', '')}"
-            raise ValueError(f"state arrays must be {np.dtype(dtype).name} {shape}, got {got}")
+    check_layout(board, "board", np.int8, (NUM_CELLS,))
+    check_layout(lines, "lines", np.int8, (NUM_LINES,))
+    check_layout(scalars, "scalars", np.int32, (NUM_SCALARS,))
     if not np.isin(board, (EMPTY, piece_code(0), piece_code(1))).all():
-        raise ValueError(f"board cells must be {EMPTY}, {piece_code(0)} or {piece_code(1)}")
+        bad = int(board[~np.isin(board, (EMPTY, piece_code(0), piece_code(1)))][0])
+        raise StateError(f"board cells must be {EMPTY}, {piece_code(0)} or {piece_code(1)}, got {bad}")
     expected = np.zeros(NUM_LINES, dtype=np.int64)
     for c in np.flatnonzero(board):
         expected[LINE_OF[c]] += 1
     if not np.array_equal(expected, lines):
-        raise ValueError("the line counts do not match the board")
+        raise StateError("the line counts do not match the board")
     for seat, entry in ((0, COUNT0), (1, COUNT1)):
         count = int(np.count_nonzero(board == piece_code(seat)))
-        if int(scalars[entry]) != count or count > PIECES:
-            raise ValueError(f"seat {seat}'s piece count {int(scalars[entry])} does not match the board ({count})")
+        if count > PIECES:
+            raise StateError(f"seat {seat} has {count} pieces on the board; allowed: at most {PIECES}")
+        if int(scalars[entry]) != count:
+            raise StateError(f"seat {seat}'s piece count {int(scalars[entry])} does not match the board ({count})")
     checks = (
         (TURN, 0, 1),
-        (PLY, 0, max_plies),
+        (PLY, 0, max_plies if max_ply is None else max_ply),
         (OVER, 0, 1),
         (WINNER, -1, 1),
         (END_REASON, -1, len(END_REASONS) - 1),
@@ -124,8 +145,11 @@ def check_arrays(board: NDArray[np.int8], lines: NDArray[np.int8], scalars: NDAr
     )
     for entry, low, high in checks:
         if not low <= int(scalars[entry]) <= high:
-            raise ValueError(f"scalar {entry} must be in {low}..{high}, got {int(scalars[entry])}")
+            raise StateError(f"scalar {entry} must be in {low}..{high}, got {int(scalars[entry])}")
     if int(scalars[MAX_PLIES]) != max_plies:
-        raise ValueError(f"the ply limit {int(scalars[MAX_PLIES])} is not the options' {max_plies}")
+        raise StateError(f"the ply limit {int(scalars[MAX_PLIES])} is not the options' {max_plies}")
     if (int(scalars[OVER]) == 1) != (int(scalars[END_REASON]) >= 0):
-        raise ValueError("a game is over exactly when it has an end reason")
+        raise StateError("a game is over exactly when it has an end reason")
+    src, dst = int(scalars[LAST_FROM]), int(scalars[LAST_TO])
+    if (src < 0) != (dst < 0) or (src >= 0 and not (RAYS[src, :, 1:] == dst).any()):
+        raise StateError(f"the last move {src} -> {dst} is no move: its cells must share a line, or both be -1")

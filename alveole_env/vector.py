@@ -299,7 +299,7 @@ class AlveoleVectorEnv:
         if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
             raise ValueError(f"env index must be an integer in 0..{self.num_envs - 1}, got {brief(i)}")
         board, lines, scalars = (x[i].copy() for x in self._state)
-        return AlveoleGame(self.options, board, lines, scalars)
+        return AlveoleGame.of_checked_arrays(self.options, board, lines, scalars)  # checked on restore
 
     def close(self) -> None:
         """Release nothing: the env holds only numpy arrays."""

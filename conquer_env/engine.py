@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from conquer_env import kernels
 from conquer_env.encoding import num_actions, observation_size
-from conquer_env.errors import IllegalActionError, brief
+from conquer_env.errors import IllegalActionError, StateError, brief
 from conquer_env.layout import (
     BASE_FIRED,
     CAPTURED,
@@ -48,7 +48,16 @@ COLOUR_NAMES: tuple[str, ...] = ("nobody", "Red", "Blue")
 SEAT_NAMES: tuple[str, ...] = ("Red", "Blue")
 NUM_PLAYERS = 2
 
-__all__ = ["END_REASONS", "ConquerGame", "IllegalActionError", "NUM_PLAYERS", "SEAT_NAMES", "initial_arrays"]
+__all__ = [
+    "END_REASONS",
+    "ConquerGame",
+    "IllegalActionError",
+    "NUM_PLAYERS",
+    "SEAT_NAMES",
+    "StateError",
+    "check_state",
+    "initial_arrays",
+]
 
 _local = threading.local()
 
@@ -78,6 +87,60 @@ def initial_arrays(options: ConquerOptions) -> tuple[NDArray[np.int8], NDArray[n
     return dots, owner, scalars
 
 
+def _check_layout(value: Any, what: str, dtype: type[np.generic], shape: tuple[int, ...]) -> None:
+    """Raise StateError unless ``value`` is a writeable C-contiguous ``dtype`` array of ``shape``."""
+    if not isinstance(value, np.ndarray):
+        raise StateError(f"{what} must be a numpy array of {np.dtype(dtype).name} {shape}, got {brief(value)}")
+    if value.dtype != dtype or value.shape != shape:
+        raise StateError(
+            f"{what} must be an array of dtype {np.dtype(dtype).name} and shape {shape} for these options, "
+            f"got dtype {value.dtype} and shape {value.shape}"
+        )
+    if not value.flags.c_contiguous or not value.flags.writeable:
+        raise StateError(f"{what} must be a writeable C-contiguous array; np.array({what}, order='C') makes one")
+
+
+def check_state(options: Any, dots: Any, owner: Any, scalars: Any) -> None:
+    """Raise StateError unless the arrays can be a game's state under ``options``.
+
+    This is the boundary of the compiled kernels, which trust their inputs (no bounds checks): each array
+    has the layout the options imply (dtype, shape ``W * H``, C order, writeable) and every value a kernel
+    reads is in range: colour codes, no territory on the border (rule R-5.4), the seat to act, the passes,
+    the ending, the ply against the options' limit and the free-point count. It does not check what only
+    a game could have produced (positions do: :mod:`conquer_env.position`).
+    """
+    if not isinstance(options, ConquerOptions):
+        raise StateError(f"options must be ConquerOptions, got {brief(options)}")
+    n = options.num_points
+    _check_layout(dots, "dots", np.int8, (n,))
+    _check_layout(owner, "owner", np.int8, (n,))
+    _check_layout(scalars, "scalars", np.int32, (NUM_SCALARS,))
+    for array, what in ((dots, "dots"), (owner, "owner")):
+        bad = (array < 0) | (array > 2)
+        if bad.any():
+            raise StateError(f"{what} must be 0 (none), 1 (red) or 2 (blue), got {int(array[bad][0])}")
+    border = np.ones((options.height, options.width), dtype=bool)
+    border[1:-1, 1:-1] = False
+    if owner[border.ravel()].any():
+        raise StateError("a border point is owned; the border is never sealed territory (rule R-5.4)")
+    for entry, what, low, high in (
+        (TO_MOVE, "TO_MOVE", 0, 1),
+        (PASSES, "PASSES", 0, 2),
+        (OVER, "OVER", 0, 1),
+        (END_REASON, "END_REASON", -1, len(END_REASONS) - 1),
+        (PLY, "PLY", 0, options.ply_limit),
+    ):
+        if not low <= int(scalars[entry]) <= high:
+            raise StateError(f"scalars[{what}] holds {int(scalars[entry])}; allowed: {low}..{high}")
+    if (int(scalars[OVER]) == 1) != (int(scalars[END_REASON]) >= 0):
+        raise StateError("a game is over exactly when it has an end reason (scalars[OVER], scalars[END_REASON])")
+    free = int(np.count_nonzero((dots == 0) & (owner == 0)))
+    if int(scalars[FREE]) != free:
+        raise StateError(f"scalars[FREE] holds {int(scalars[FREE])}; the position has {free} free points")
+    if int(scalars[PLY_LIMIT]) != options.ply_limit:
+        raise StateError(f"scalars[PLY_LIMIT] holds {int(scalars[PLY_LIMIT])}; the options' is {options.ply_limit}")
+
+
 class ConquerGame:
     """A Conquer position and its rules: ``new``, ``play``, ``legal_actions``, ``scores``, ``observe``."""
 
@@ -86,11 +149,24 @@ class ConquerGame:
     def __init__(
         self, options: ConquerOptions, dots: NDArray[np.int8], owner: NDArray[np.int8], scalars: NDArray[np.int32]
     ) -> None:
-        """Wrap state arrays (no checks: use :meth:`new` or :mod:`conquer_env.position` to build games)."""
+        """Wrap state arrays after checking them against the options (:func:`check_state`): StateError if not.
+
+        Positions are built by :meth:`new` or :mod:`conquer_env.position` (which also check the rules' facts).
+        """
+        check_state(options, dots, owner, scalars)
         self.options = options
         self.dots = dots
         self.owner = owner
         self.scalars = scalars
+
+    @classmethod
+    def of_checked_arrays(
+        cls, options: ConquerOptions, dots: NDArray[np.int8], owner: NDArray[np.int8], scalars: NDArray[np.int32]
+    ) -> ConquerGame:
+        """Return a game over arrays already checked (copies of a checked game's or env's); no checks, fast."""
+        game = cls.__new__(cls)
+        game.options, game.dots, game.owner, game.scalars = options, dots, owner, scalars
+        return game
 
     @classmethod
     def new(cls, options: ConquerOptions | None = None) -> ConquerGame:
@@ -102,7 +178,7 @@ class ConquerGame:
 
     def copy(self) -> ConquerGame:
         """Return an independent copy."""
-        return ConquerGame(self.options, self.dots.copy(), self.owner.copy(), self.scalars.copy())
+        return ConquerGame.of_checked_arrays(self.options, self.dots.copy(), self.owner.copy(), self.scalars.copy())
 
     # ---- state -------------------------------------------------------------------------------------
     @property
@@ -154,16 +230,43 @@ class ConquerGame:
         return num_actions(self.options)
 
     def point_action(self, x: int, y: int) -> int:
-        """Return the action placing on (x, y); ValueError if off the board."""
-        if not (0 <= x < self.width and 0 <= y < self.height):
-            raise ValueError(f"point ({x}, {y}) is off the {self.width} x {self.height} board")
-        return y * self.width + x
+        """Return the action placing on (x, y); ValueError if (x, y) is no point of the board."""
+        return self._point(x, y)
 
     def action_point(self, action: int) -> tuple[int, int] | None:
-        """Return (x, y) of a placement action, None for the pass."""
-        if action == self.pass_action:
+        """Return (x, y) of a placement action, None for the pass; ValueError if it is no action."""
+        a = self._action(action, ValueError)
+        if a == self.pass_action:
             return None
-        return action % self.width, action // self.width
+        return a % self.width, a // self.width
+
+    def _point(self, x: Any, y: Any) -> int:
+        """Return the point index of (x, y); ValueError naming them unless both are integers on the board."""
+        for v in (x, y):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise ValueError(f"a point's x and y must be integers, got ({brief(x)}, {brief(y)})")
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise ValueError(
+                f"point ({brief(x)}, {brief(y)}) is off the {self.width} x {self.height} board; "
+                f"allowed: x in 0..{self.width - 1}, y in 0..{self.height - 1}"
+            )
+        return int(y) * self.width + int(x)
+
+    def _action(self, action: Any, error: type[ValueError]) -> int:
+        """Return ``action`` as an int in 0..pass_action; ``error`` naming it and the allowed range otherwise."""
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise error(f"action must be an integer, got {brief(action)}; {self._allowed()}")
+        if not 0 <= action <= self.pass_action:
+            raise error(
+                f"action {brief(action)} is off the {self.width} x {self.height} board; "
+                f"{self._allowed() if not self.over else f'actions are 0..{self.pass_action}'}"
+            )
+        return int(action)
+
+    def _seat(self, seat: Any) -> int:
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < NUM_PLAYERS:
+            raise ValueError(f"seat must be 0 (Red) or 1 (Blue), got {brief(seat)}")
+        return int(seat)
 
     def parse_action(self, value: Any) -> int:
         """Return the action of a move in the spec's notation (section 7): ``[x, y]`` or ``"pass"``.
@@ -182,30 +285,30 @@ class ConquerGame:
 
     def format_action(self, action: int) -> list[int] | str:
         """Return an action in the spec's notation: ``[x, y]`` for a placement, ``"pass"`` for the pass."""
-        xy = self.action_point(action)
+        xy = self.action_point(action)  # ValueError if it is no action
         return "pass" if xy is None else [xy[0], xy[1]]
 
     def dot(self, x: int, y: int) -> int:
-        """Return the colour of the dot on (x, y): 0 none, 1 Red, 2 Blue."""
-        return int(self.dots[y * self.width + x])
+        """Return the colour of the dot on (x, y): 0 none, 1 Red, 2 Blue; ValueError if (x, y) is off the board."""
+        return int(self.dots[self._point(x, y)])
 
     def owner_of(self, x: int, y: int) -> int:
-        """Return whose sealed territory (x, y) is: 0 nobody, 1 Red, 2 Blue."""
-        return int(self.owner[y * self.width + x])
+        """Return whose sealed territory (x, y) is: 0 nobody, 1 Red, 2 Blue; ValueError if it is off the board."""
+        return int(self.owner[self._point(x, y)])
 
     def is_dead(self, x: int, y: int) -> bool:
         """Return True iff (x, y) holds a dead dot: a dot on the other colour's territory (rule R-4.1)."""
-        q = y * self.width + x
+        q = self._point(x, y)
         return bool(self.dots[q] != 0 and self.owner[q] == 3 - self.dots[q])
 
     def live_mask(self, seat: int) -> NDArray[np.bool_]:
         """Return a bool array [W*H]: True where ``seat`` has a live dot (its walls, rule R-5.1)."""
-        colour = seat + 1
+        colour = self._seat(seat) + 1
         return (self.dots == colour) & (self.owner != 3 - colour)  # type: ignore[no-any-return]
 
     def dead_mask(self, seat: int) -> NDArray[np.bool_]:
         """Return a bool array [W*H]: True where ``seat`` has a dead dot (rule R-4.1)."""
-        colour = seat + 1
+        colour = self._seat(seat) + 1
         return (self.dots == colour) & (self.owner == 3 - colour)  # type: ignore[no-any-return]
 
     def regions(self, seat: int) -> NDArray[np.int32]:
@@ -213,9 +316,10 @@ class ConquerGame:
 
         A whole-board pass, for analysis and drawing; the rules themselves never need it.
         """
+        colour = self._seat(seat) + 1
         labels = np.zeros(self.options.num_points, np.int32)
         queue = np.zeros(self.options.num_points, np.int32)
-        kernels.region_labels(self.width, self.height, self.dots, self.owner, seat + 1, labels, queue)
+        kernels.region_labels(self.width, self.height, self.dots, self.owner, colour, labels, queue)
         return labels
 
     def open_bases(self, seat: int) -> NDArray[np.bool_]:
@@ -289,11 +393,10 @@ class ConquerGame:
         Raises :class:`IllegalActionError` naming the action, why it is refused and what is allowed; the
         state is then unchanged.
         """
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(
-                f"action must be an integer, got {brief(action)}; {self._allowed()}", action, self._allowed()
-            )
-        a = int(action)
+        try:
+            a = self._action(action, IllegalActionError)
+        except IllegalActionError as err:
+            raise IllegalActionError(str(err), action, self._allowed()) from None
         stamp, control, queue = workspace(self.options.num_points)
         flags = int(
             kernels.apply_action(self.width, self.height, self.dots, self.owner, self.scalars, a, stamp, control, queue)

@@ -51,8 +51,11 @@ from conquer_env.layout import (
     TO_MOVE,
 )
 from conquer_env.options import ConquerOptions
+from gamecore.loaders import parse_json, read_text
 
 FORMAT = "conquer-position-v1"
+#: the longest position text read (a 64 x 64 position with both grids is under 10 KB)
+MAX_POSITION_BYTES = 1 << 20
 _DOT_CODES = {".": (0, None), "R": (1, False), "B": (2, False), "r": (1, True), "b": (2, True)}
 _OWNER_CODES = {".": 0, "R": 1, "B": 2}
 _COLOUR_LETTERS = ".RB"
@@ -241,12 +244,11 @@ def dumps(game: ConquerGame) -> str:
 
 
 def loads(text: str) -> ConquerGame:
-    """Return the game of a JSON position string."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise PositionError(f"not valid JSON: {err}") from err
-    return from_dict(data)
+    """Return the game of a JSON position string (at most :data:`MAX_POSITION_BYTES`); PositionError if not one.
+
+    The text is measured (length, nesting depth) before it is parsed (:func:`gamecore.loaders.parse_json`).
+    """
+    return from_dict(parse_json(text, MAX_POSITION_BYTES, PositionError))
 
 
 def save(game: ConquerGame, path: str | Path) -> None:
@@ -255,8 +257,11 @@ def save(game: ConquerGame, path: str | Path) -> None:
 
 
 def load(path: str | Path) -> ConquerGame:
-    """Read a JSON position file."""
-    return loads(Path(path).read_text(encoding="utf-8"))
+    """Return the game of a JSON position file (at most :data:`MAX_POSITION_BYTES`); errors name the file."""
+    try:
+        return loads(read_text(path, MAX_POSITION_BYTES, PositionError))
+    except PositionError as err:
+        raise PositionError(f"{path}: {err}") from None
 
 
 _HEADER_KEYS = ("to_move", "passes", "ply", "scoring", "start", "max_plies")

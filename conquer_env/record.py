@@ -23,8 +23,11 @@ from conquer_env.engine import ConquerGame
 from conquer_env.errors import IllegalActionError, PositionError, brief
 from conquer_env.options import ConquerOptions
 from conquer_env.position import from_dict, to_dict
+from gamecore.loaders import parse_json, read_text
 
 FORMAT = "conquer-record-v1"
+#: the longest record text read (a 64 x 64 game lasts at most 8,192 actions, under 6 characters each)
+MAX_RECORD_BYTES = 1 << 20
 _KEYS = ("format", "options", "players", "start", "actions", "result")
 
 
@@ -109,10 +112,15 @@ def save(record: Mapping[str, Any], path: str | Path) -> None:
 
 
 def load(path: str | Path) -> dict[str, Any]:
-    """Read a record file (checked by replaying it); PositionError if malformed."""
+    """Read a record file (at most :data:`MAX_RECORD_BYTES`, checked by replaying it); PositionError naming the file."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise PositionError(f"{path}: not valid JSON: {err}") from err
-    replay(data)
+        data = parse_json(read_text(path, MAX_RECORD_BYTES, PositionError), MAX_RECORD_BYTES, PositionError)
+        replay(data)
+    except PositionError as err:
+        raise PositionError(f"{path}: {err}") from None
     return data  # type: ignore[no-any-return]
+
+
+def loads(text: str | bytes) -> ConquerGame:
+    """Return the replayed game of a JSON record (at most :data:`MAX_RECORD_BYTES`); PositionError if not one."""
+    return replay(parse_json(text, MAX_RECORD_BYTES, PositionError))

@@ -30,9 +30,9 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
 
-from conquer_env import kernels, layout
+from conquer_env import kernels
 from conquer_env.encoding import num_actions, observation_size
-from conquer_env.engine import NUM_PLAYERS, ConquerGame, initial_arrays
+from conquer_env.engine import NUM_PLAYERS, ConquerGame, check_state, initial_arrays
 from conquer_env.errors import brief
 from conquer_env.layout import END_REASON, END_TRUNCATED, OVER, PLY, TO_MOVE
 from conquer_env.options import ConquerOptions
@@ -247,36 +247,19 @@ class ConquerVectorEnv:
         if not all(name in saved for name in ("_dots", "_owner", "_scalars")):
             return
         dots, owner, scalars = saved["_dots"], saved["_owner"], saved["_scalars"]
-        w, h = self.options.width, self.options.height
-        edge = np.zeros((h, w), dtype=bool)
-        edge[[0, -1], :] = edge[:, [0, -1]] = True
-        border = edge.ravel()
-        limits = (
-            (layout.TO_MOVE, 0, 1),
-            (layout.PASSES, 0, 2),
-            (layout.OVER, 0, 1),
-            (layout.END_REASON, -1, len(layout.END_REASONS) - 1),
-            (layout.PLY, 0, self.options.ply_limit),
-        )
         for i in range(len(dots)):
-            where = f"game slot {i}"
-            if not (np.isin(dots[i], (layout.NONE, layout.RED, layout.BLUE)).all()):
-                raise ValueError(f"{where}: dots must be 0 (none), 1 (red) or 2 (blue)")
-            if not (np.isin(owner[i], (layout.NONE, layout.RED, layout.BLUE)).all()) or owner[i][border].any():
-                raise ValueError(f"{where}: owners must be 0, 1 or 2, and border points are never owned (R-5.4)")
-            for entry, low, high in limits:
-                if not low <= int(scalars[i, entry]) <= high:
-                    raise ValueError(f"{where}: scalar {entry} must be in {low}..{high}, got {int(scalars[i, entry])}")
-            free = int(np.count_nonzero((dots[i] == 0) & (owner[i] == 0)))
-            if int(scalars[i, layout.FREE]) != free or int(scalars[i, layout.PLY_LIMIT]) != self.options.ply_limit:
-                raise ValueError(f"{where}: the free-point count or the ply limit does not match the position")
+            try:
+                check_state(self.options, dots[i], owner[i], scalars[i])
+            except ValueError as exc:
+                raise ValueError(f"game slot {i}: {exc}") from None
 
     def game(self, i: int) -> ConquerGame:
         """Return an independent engine copy of game ``i`` (what scripted seats act on)."""
         if isinstance(i, bool) or not isinstance(i, int | np.integer) or not 0 <= int(i) < self.num_envs:
             raise ValueError(f"game index must be an integer in 0..{self.num_envs - 1}, got {brief(i)}")
         k = int(i)
-        return ConquerGame(self.options, self._dots[k].copy(), self._owner[k].copy(), self._scalars[k].copy())
+        dots, owner, scalars = self._dots[k].copy(), self._owner[k].copy(), self._scalars[k].copy()
+        return ConquerGame.of_checked_arrays(self.options, dots, owner, scalars)  # checked on restore
 
     def close(self) -> None:
         """Release nothing: the env holds only arrays."""

@@ -312,5 +312,5 @@ def test_spec_1_5_move_text_round_trips_and_marks_captures() -> None:
         game.parse_move("0,0 -> 2,0")
     with pytest.raises(IllegalActionError, match="not a board cell"):
         game.parse_move("(5,0)>(0,0)")
-    with pytest.raises(IllegalActionError, match="cells must be integers"):
+    with pytest.raises(IllegalActionError, match="cell must be an integer cell index in 0..60, got -1"):
         game.action_between(-1, 3)
