@@ -273,6 +273,30 @@ class AlveoleVectorEnv:
         sample_masked(self._masks, self.rng.random(self.num_envs), out)
         return out
 
+    def observe_state(self, saved: Mapping[str, Any]) -> tuple[NDArray[np.int8], NDArray[np.int8], NDArray[np.int32]]:
+        """Return (obs, masks, acting) the env shows for saved game arrays that :meth:`check_state` accepted.
+
+        What a resumed run restores as the env's last outputs must be these (``dw train --resume``). ValueError
+        naming the slot if one holds a finished game: a slot always holds a game in progress (a finished one
+        restarts in the step that ends it).
+        """
+        boards, lines, scalars = (saved[f"_state.{k}"] for k in range(3))
+        n = len(boards)
+        obs, masks, acting = (
+            np.zeros((n, OBS_SIZE), np.int8),
+            np.zeros((n, NUM_ACTIONS), np.int8),
+            np.zeros(n, np.int32),
+        )
+        for i in range(n):
+            game = AlveoleGame.of_checked_arrays(self.options, boards[i].copy(), lines[i].copy(), scalars[i].copy())
+            if game.over:
+                raise ValueError(
+                    f"game slot {i} holds a finished game ({game.end_reason}); a slot's game is in progress"
+                )
+            obs[i], masks[i] = game.observe()
+            acting[i] = game.turn
+        return obs, masks, acting
+
     def check_state(self, saved: Mapping[str, Any]) -> None:
         """Raise ValueError naming the slot unless saved game arrays are Alveole states the kernels may run on.
 

@@ -122,6 +122,20 @@ def _positive_int(name: str, value: Any, high: int) -> int:
 class ConquerVectorEnv:
     """N Conquer games in lock-step arrays (see the module docs)."""
 
+    #: the outputs' names in the tuple the kernels write (``_out.k``), as the other games' envs name them
+    OUTPUT_NAMES: dict[str, str] = {
+        "_out.0": "_obs",
+        "_out.1": "_masks",
+        "_out.2": "_acting",
+        "_out.3": "_rewards",
+        "_out.4": "_terminated",
+        "_out.5": "_truncated",
+        "_out.6": "_final_scores",
+        "_out.7": "_winners",
+        "_out.8": "_end_reason",
+        "_out.9": "_episode_steps",
+    }
+
     def __init__(
         self,
         num_envs: int,
@@ -224,6 +238,25 @@ class ConquerVectorEnv:
         out = np.zeros(self.num_envs, np.int32)
         _sample(self._masks, self.rng.random(self.num_envs), out)
         return out
+
+    def observe_state(self, saved: Mapping[str, Any]) -> tuple[NDArray[np.int8], NDArray[np.int8], NDArray[np.int32]]:
+        """Return (obs, masks, acting) the env shows for saved game arrays that :meth:`check_state` accepted.
+
+        What a resumed run restores as the env's last outputs must be these (``dw train --resume``). ValueError
+        naming the slot if one holds a finished game: a slot always holds a game in progress (a finished one
+        restarts in the step that ends it).
+        """
+        dots, owner, scalars = saved["_dots"], saved["_owner"], saved["_scalars"]
+        n = len(dots)
+        obs = np.zeros((n, self.observation_size), np.int8)
+        masks = np.zeros((n, self.num_actions), np.int8)
+        acting = np.zeros(n, np.int32)
+        for i in range(n):
+            if scalars[i, OVER]:
+                raise ValueError(f"game slot {i} holds a finished game; a slot's game is in progress")
+            kernels.encode(dots[i], owner[i], scalars[i], obs[i], masks[i])
+            acting[i] = scalars[i, TO_MOVE]
+        return obs, masks, acting
 
     def check_state(self, saved: Mapping[str, Any]) -> None:
         """Raise ValueError naming the slot unless saved game arrays are states the kernels may run on.

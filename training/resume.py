@@ -13,7 +13,8 @@ A training checkpoint (policies/checkpoint.py) holds, under ``training``::
                 pending (tensor), rollout (the learner's decisions carried over: tensors)
 
 Nothing is pickled: ``torch.load(weights_only=True)`` reads it all without running code. Restoring checks
-every entry against what this run built (shapes, dtypes, ranges, names) before changing anything, so a
+every entry against what this run built (shapes, dtypes, ranges, names; the games in progress and the env's
+last outputs against the engines, :mod:`training.resume_games`) before changing anything, so a
 damaged or hand-made file gives a :class:`CheckpointError` naming the entry and nothing changes; then it puts
 everything back, which makes a resumed run continue exactly as the uninterrupted one would have.
 
@@ -33,14 +34,13 @@ import torch
 from numpy.typing import NDArray
 from torch import nn
 
-from dw_env.engine import Game
-from dw_env.envs.observation import CTRL_PHASE, CTRL_SELECTED
 from dw_env.errors import brief
 from policies import checkpoint
 from policies import state as st
 from policies.checkpoint import CheckpointError
 from training.config import ConfigError, TrainConfig, from_dict
 from training.league import scripted_kinds
+from training.resume_games import check_decisions, check_games, check_outputs, in_range
 
 #: the vector env's per-thread scratch (written before it is read at every step): not part of a game's state
 ENV_SCRATCH = ("_rbufs",)
@@ -247,12 +247,6 @@ def _array(value: Any, like: NDArray[Any], where: str) -> NDArray[Any]:
     return array.copy()
 
 
-def _in_range(array: NDArray[Any], where: str, low: int, high: int) -> NDArray[Any]:
-    if array.size and (array.min() < low or array.max() > high):
-        raise st.StateError(f"{where}: values must be in {low}..{high}, got {array.min()}..{array.max()}")
-    return array
-
-
 def _weights(value: Any, template: dict[str, torch.Tensor], where: str) -> dict[str, torch.Tensor]:
     """Return a snapshot's weights if they have exactly the network's names and shapes; StateError otherwise."""
     got = st.check_keys(value, template, where)
@@ -376,30 +370,6 @@ def _read_scripted(value: Any, table: TableLike, first_scripted: int) -> dict[tu
     return policies
 
 
-def _check_games(env: Any, saved: dict[str, Any]) -> None:
-    """Raise StateError unless every saved game slot is a position the engine accepts (the compiled kernels
-    index tables by its values) and its control row names a phase 0/1 and a cell of the map or -1."""
-    check = getattr(env, "check_state", None)
-    if check is not None:  # another game's env checks its own arrays (ValueError naming the slot)
-        try:
-            check(saved)
-        except ValueError as exc:
-            raise st.StateError(f"table.env: {exc}") from None
-        return
-    boards, lands, scalars = (saved.get(name) for name in ("_boards", "_lands", "_scalars"))
-    if getattr(env, "geometry", None) is None or boards is None or lands is None or scalars is None:
-        return  # an env without game arrays of its own: nothing to check here
-    for i in range(len(boards)):
-        try:
-            Game(env.options, boards[i].copy(), lands[i].copy(), scalars[i].copy())
-        except ValueError as exc:
-            raise st.StateError(f"table.env: game slot {i} is not a valid position: {exc}") from None
-    ctrls = saved.get("_ctrls")
-    if ctrls is not None:
-        _in_range(ctrls[:, CTRL_PHASE], "table.env._ctrls (phase)", 0, 1)
-        _in_range(ctrls[:, CTRL_SELECTED], "table.env._ctrls (selected cell)", -1, env.geometry.num_cells - 1)
-
-
 def _read_table(value: Any, table: TableLike, rollout: RolloutLike, known: set[str]) -> dict[str, Any]:
     saved = st.check_keys(
         value,
@@ -427,18 +397,18 @@ def _read_table(value: Any, table: TableLike, rollout: RolloutLike, known: set[s
             )
         else:
             env_out[name] = _array(env_in[name], target, f"table.env.{name}")
-    _check_games(env, env_out)
+    check_games(env, env_out)
     n = len(table.opponent)
     out: dict[str, Any] = {"env": env_out}
     for name in ("obs", "masks", "player", "seat", "games"):
         out[name] = _array(saved[name], getattr(table, name), f"table.{name}")
     players = table.scripted.players
     kinds = tuple(scripted_kinds(table.league.config.weights))
-    _in_range(out["player"], "table.player", 0, players - 1)
-    _in_range(out["seat"], "table.seat", 0, players - 1)
-    _in_range(out["games"], "table.games", 0, 2**62)
+    in_range(out["player"], "table.player", 0, players - 1)
+    in_range(out["seat"], "table.seat", 0, players - 1)
+    in_range(out["games"], "table.games", 0, 2**62)
     if "opening" in saved:
-        out["opening"] = _in_range(_array(saved["opening"], table.opening, "table.opening"), "table.opening", 0, 30)
+        out["opening"] = in_range(_array(saved["opening"], table.opening, "table.opening"), "table.opening", 0, 30)
     else:
         out["opening"] = np.zeros_like(table.opening)
     first_scripted = table.league.num_envs - table.league.num_scripted
@@ -456,17 +426,19 @@ def _read_table(value: Any, table: TableLike, rollout: RolloutLike, known: set[s
                 raise st.StateError(f"table.scripted: no saved {opponents[slot]} AI for seat {seat} of slot {slot}")
     out["scripted"] = policies
     pending = _array(saved["pending"], table.scripted.pending, "table.pending")
-    out["pending"] = _in_range(pending, "table.pending", -1, table.masks.shape[1] - 1)
+    out["pending"] = in_range(pending, "table.pending", -1, table.masks.shape[1] - 1)
     roll = st.check_keys(saved["rollout"], ("open_decisions", "count", "open"), "table.rollout")
     decisions = st.check_keys(roll["open_decisions"], rollout.ARRAYS, "table.rollout.open_decisions")
     out["open_decisions"] = {
         name: _array(decisions[name], getattr(rollout, name)[0], f"table.rollout.open_decisions.{name}")
         for name in rollout.ARRAYS
     }
-    out["count"] = _in_range(_array(roll["count"], rollout.count, "table.rollout.count"), "table.rollout.count", 0, 1)
+    out["count"] = in_range(_array(roll["count"], rollout.count, "table.rollout.count"), "table.rollout.count", 0, 1)
     out["open"] = _array(roll["open"], rollout.open, "table.rollout.open")
     if np.any(out["open"] & (out["count"] != 1)):
         raise st.StateError("table.rollout: a slot with an open decision must hold exactly one (count 1)")
+    check_outputs(env, env_out, out, players)
+    check_decisions(out["open_decisions"], out["open"])
     return out
 
 
