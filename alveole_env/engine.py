@@ -17,7 +17,7 @@ spec's player 1 and moves first (A2).
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -87,6 +87,14 @@ class AlveoleGame:
     Build it with :meth:`new` (the start position, spec 2.1) or :func:`alveole_env.position.from_dict`.
     """
 
+    options: AlveoleOptions
+    board: NDArray[np.int8]
+    lines: NDArray[np.int8]
+    scalars: NDArray[np.int32]
+    _stack: NDArray[np.int16]
+    _seen: NDArray[np.int8]
+    _moves: NDArray[np.int32]
+
     def __init__(
         self,
         options: AlveoleOptions,
@@ -120,12 +128,17 @@ class AlveoleGame:
     def _wrap(
         self, options: AlveoleOptions, board: NDArray[np.int8], lines: NDArray[np.int8], scalars: NDArray[np.int32]
     ) -> None:
-        self.options = options
-        self.board = board
-        self.lines = lines
-        self.scalars = scalars
-        self._stack, self._seen = rules.new_workspace()
-        self._moves = np.zeros(rules.MAX_MOVES, dtype=np.int32)
+        stack, seen = rules.new_workspace()
+        state = {"options": options, "board": board, "lines": lines, "scalars": scalars}
+        for name, value in {**state, "_stack": stack, "_seen": seen}.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_moves", np.zeros(rules.MAX_MOVES, dtype=np.int32))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Refuse replacing the state or the workspace once built: the compiled rules trust what was checked."""
+        raise AttributeError(
+            f"an AlveoleGame's {name} cannot be replaced; build a new AlveoleGame(options, board, lines, scalars)"
+        )
 
     @classmethod
     def new(cls, options: AlveoleOptions | None = None) -> AlveoleGame:

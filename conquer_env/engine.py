@@ -145,6 +145,10 @@ class ConquerGame:
     """A Conquer position and its rules: ``new``, ``play``, ``legal_actions``, ``scores``, ``observe``."""
 
     __slots__ = ("options", "dots", "owner", "scalars")
+    options: ConquerOptions
+    dots: NDArray[np.int8]
+    owner: NDArray[np.int8]
+    scalars: NDArray[np.int32]
 
     def __init__(
         self, options: ConquerOptions, dots: NDArray[np.int8], owner: NDArray[np.int8], scalars: NDArray[np.int32]
@@ -154,10 +158,19 @@ class ConquerGame:
         Positions are built by :meth:`new` or :mod:`conquer_env.position` (which also check the rules' facts).
         """
         check_state(options, dots, owner, scalars)
-        self.options = options
-        self.dots = dots
-        self.owner = owner
-        self.scalars = scalars
+        self._wrap(options, dots, owner, scalars)
+
+    def _wrap(
+        self, options: ConquerOptions, dots: NDArray[np.int8], owner: NDArray[np.int8], scalars: NDArray[np.int32]
+    ) -> None:
+        for name, value in zip(self.__slots__, (options, dots, owner, scalars), strict=True):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Refuse replacing a state array once built: the compiled rules trust the arrays checked at construction."""
+        raise AttributeError(
+            f"a ConquerGame's {name} cannot be replaced; build a new ConquerGame(options, dots, owner, scalars)"
+        )
 
     @classmethod
     def of_checked_arrays(
@@ -165,7 +178,7 @@ class ConquerGame:
     ) -> ConquerGame:
         """Return a game over arrays already checked (copies of a checked game's or env's); no checks, fast."""
         game = cls.__new__(cls)
-        game.options, game.dots, game.owner, game.scalars = options, dots, owner, scalars
+        game._wrap(options, dots, owner, scalars)
         return game
 
     @classmethod

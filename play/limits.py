@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,7 +72,7 @@ class ClientLimits:
     _messages: dict[str, TokenBucket] = field(default_factory=dict)
     _owned: dict[str, set[str]] = field(default_factory=dict)
 
-    def check_room(self, client: str, live_rooms: set[str] | dict[str, object]) -> None:
+    def check_room(self, client: str, live_rooms: Collection[str]) -> None:
         """Spend one room creation of ``client``; InputError ``rate_limited`` naming when to retry otherwise.
 
         ``live_rooms`` is the server's rooms now: a room that expired no longer counts against its creator.

@@ -259,7 +259,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             rid, _, ply_text = rid.rpartition("/ply/")
             if not _is_int(ply_text):
                 raise InputError("bad_ply", f"ply must be an integer, got {protocol.brief(ply_text)}")
-            return await off_loop(_replay_view, store, rid, int(ply_text))
+            view: JSON = await off_loop(_replay_view, store, rid, int(ply_text))
+            return view
         summary: JSON = await off_loop(_record_summary, store, rid)
         return summary
 

@@ -268,8 +268,10 @@ def search_playouts(game_id: str) -> int:
 def _package_has_value(folder: Path) -> bool:
     """Return True if every graph of the package's manifest names a value output (what its search reads)."""
     data = read_manifest(folder)
+    if data is None:
+        return False
     try:
-        graphs = data["graphs"] if data is not None else None
+        graphs = data["graphs"]
         return bool(graphs) and all(isinstance(g["roles"].get("value"), str) for g in graphs)
     except (KeyError, TypeError, AttributeError):
         return False

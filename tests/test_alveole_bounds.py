@@ -134,3 +134,12 @@ def test_r_4_6_a_truncated_game_takes_no_more_moves() -> None:
 def test_r_4_6_perft_ignores_a_loaded_position_at_the_limit() -> None:
     game = position.from_dict(position.to_dict(AlveoleGame.new()) | {"ply": 600})
     assert game.truncated and game.perft(2) == AlveoleGame.new().perft(2)
+
+
+def test_a_games_state_arrays_cannot_be_swapped_after_it_is_built() -> None:
+    game = AlveoleGame.new()
+    before = game.board.copy()
+    for name in ("options", "board", "lines", "scalars", "_moves"):
+        with pytest.raises(AttributeError, match=f"an AlveoleGame's {name} cannot be replaced"):
+            setattr(game, name, np.zeros(3, dtype=np.int8))
+    assert np.array_equal(game.board, before) and game.copy().board.shape == before.shape

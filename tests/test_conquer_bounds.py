@@ -111,3 +111,12 @@ def test_files_round_trip(tmp_path) -> None:
     assert position.to_dict(record.loads(path.read_text())) == position.to_dict(game)
     position.save(game, path)
     assert position.to_dict(position.load(path)) == position.to_dict(game)
+
+
+def test_a_games_state_arrays_cannot_be_swapped_after_it_is_built() -> None:
+    game = ConquerGame.new(ConquerOptions(width=9, height=9))
+    before = game.dots.copy()
+    for name in ("options", "dots", "owner", "scalars"):
+        with pytest.raises(AttributeError, match=f"a ConquerGame's {name} cannot be replaced"):
+            setattr(game, name, np.zeros(4, dtype=np.int8))
+    assert np.array_equal(game.dots, before) and game.copy().dots.shape == before.shape
