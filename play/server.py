@@ -29,6 +29,7 @@ from play import games, protocol
 from play.games import JSON, InputError
 from play.records import RecordStore, default_records_dir
 from play.rooms import DEFAULT_IDLE_EXPIRY, DEFAULT_MAX_ROOMS, NAME_LENGTH, Connection, RoomManager
+from play.storage import MemoryRoomStore, SqliteRoomStore
 from play.strategies import Catalogue
 
 log = logging.getLogger("play.server")
@@ -69,6 +70,8 @@ class ServerConfig:
     idle_expiry: float = DEFAULT_IDLE_EXPIRY
     static_dir: Path = STATIC_DIR
     ai_workers: int = 4
+    #: the room database (play/storage.py); None keeps rooms in memory only
+    db: Path | None = None
 
 
 def error_response(exc: InputError, status: int | None = None) -> JSONResponse:
@@ -124,8 +127,14 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     cfg = config or ServerConfig()
     catalogue = Catalogue(cfg.strategies)
     store = RecordStore(cfg.records or default_records_dir(), cfg.replays)
+    rooms_db = MemoryRoomStore() if cfg.db is None else SqliteRoomStore(cfg.db)
     manager = RoomManager(
-        catalogue, store, max_rooms=cfg.max_rooms, idle_expiry=cfg.idle_expiry, ai_workers=cfg.ai_workers
+        catalogue,
+        store,
+        max_rooms=cfg.max_rooms,
+        idle_expiry=cfg.idle_expiry,
+        ai_workers=cfg.ai_workers,
+        store=rooms_db,
     )
 
     def api(handler: Any) -> Any:
