@@ -91,7 +91,7 @@ class Client:
     async def leave(self) -> None:
         """Drop the connection as a broken socket would (the room keeps the seat)."""
         await self.manager.leave(self.conn)
-        self.conn._dead = True
+        await self.conn.finish()
 
 
 def legal_input(room: Room, seat: int, rng: random.Random) -> dict[str, Any]:

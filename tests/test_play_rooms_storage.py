@@ -92,6 +92,17 @@ def test_a_newer_schema_or_another_file_is_refused_by_name(db: Path, tmp_path: P
     assert junk.read_bytes().startswith(b"these are my notes")
 
 
+def test_dw_play_refuses_a_db_that_is_no_room_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from dw_cli.main import main
+
+    junk = tmp_path / "notes.txt"
+    junk.write_text("not a database\n" * 200)
+    assert main(["play", "--no-browser", "--records", str(tmp_path), "--db", str(junk)]) == 2
+    err = capsys.readouterr().err
+    assert "notes.txt: not a usable room database" in err and "Traceback" not in err
+    assert junk.read_text().startswith("not a database")
+
+
 def test_a_later_migration_steps_an_old_database_forward_keeping_its_rooms(
     db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

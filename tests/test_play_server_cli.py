@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_dw_play_serves_the_page_and_api(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "dw_cli.main", "play", "--port", "0", "--no-browser", "--records", str(tmp_path)]
+    cmd += ["--db", str(tmp_path / "rooms.sqlite3")]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert proc.stdout is not None
