@@ -6,12 +6,14 @@ move list, one row per accepted move with the client's move id. The rooms' manag
 writes through this interface only, and commits an accepted move before anyone is told of it, so a
 server killed at any moment restarts with every move a client saw acknowledged.
 
-:class:`SqliteRoomStore` keeps one embedded database file in WAL mode with ``synchronous=FULL`` (a commit
-is on disk, not only in the operating system's cache). The schema's version is SQLite's ``user_version``;
-:data:`MIGRATIONS` lists the steps from version 0 (an empty file) to the newest, each applied once in its
-own transaction, so a later version (clocks, chat) adds a step and old databases follow. A database
-written by a newer program is refused rather than guessed at. :class:`MemoryRoomStore` keeps nothing
-(tests, benchmarks' in-memory figure). A server database later means one more implementation.
+:class:`SqliteRoomStore` keeps one embedded database file in WAL mode. By default (``synchronous=NORMAL``,
+SQLite's advice for WAL) a commit is in the database's log before it returns: a killed server loses nothing,
+a power cut may lose the last commits; ``FULL`` also waits for the disk (slower: ``dw bench play``).
+The schema's version is SQLite's ``user_version``; :data:`MIGRATIONS` lists the steps from version 0 (an
+empty file) to the newest, each applied once in its own transaction, so a later version (clocks, chat) adds
+a step and old databases follow. A database written by a newer program is refused rather than guessed at.
+:class:`MemoryRoomStore` keeps nothing (tests, benchmarks' in-memory figure). A server database later means
+one more implementation.
 """
 
 from __future__ import annotations
@@ -147,9 +149,16 @@ class MemoryRoomStore(RoomStore):
 
 
 class SqliteRoomStore(RoomStore):
-    """Rooms in one SQLite file (WAL, synchronous=FULL), migrated to :data:`SCHEMA_VERSION` on open."""
+    """Rooms in one SQLite file (WAL), migrated to :data:`SCHEMA_VERSION` on open.
 
-    def __init__(self, path: Path | str) -> None:
+    ``synchronous="NORMAL"`` (the default) writes every commit to the log before it returns but lets the
+    operating system put it on disk: a killed server loses nothing, a power cut may lose the last moves.
+    ``"FULL"`` waits for the disk at every commit (``dw bench play`` measures both).
+    """
+
+    def __init__(self, path: Path | str, synchronous: str = "NORMAL") -> None:
+        if synchronous not in ("FULL", "NORMAL"):
+            raise ValueError(f"synchronous must be FULL or NORMAL, got {brief(synchronous)}")
         self.path = Path(path)
         self._lock = threading.Lock()
         try:
@@ -159,7 +168,7 @@ class SqliteRoomStore(RoomStore):
             raise StorageError(f"room database {self.path}: cannot open it ({exc})") from None
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute(f"PRAGMA synchronous={synchronous}")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
         except sqlite3.Error as exc:

@@ -57,9 +57,13 @@ def test_dw_play_refuses_bad_arguments(argv: list[str], needle: str, capsys: pyt
 def test_bench_play_tiny_budget() -> None:
     from dw_cli.bench.play import run
 
-    result: dict[str, Any] = run(seconds=1.0, games=3)
+    result: dict[str, Any] = run(seconds=1.0, games=3, stored=20)
     assert result["games"] == 3 and result["moves"] > 0 and result["errors"] == 0
     assert result["move_p50_ms"] <= result["move_p99_ms"]
+    storage = result["storage"]
+    assert storage["stored_rooms"] == 20 and storage["db_bytes_per_1000_finished"] > 0
+    for row in ("sqlite_normal", "sqlite_full", "memory"):
+        assert storage[row]["moves"] > 0 and storage[row]["p50_ms"] <= storage[row]["p99_ms"]
     with pytest.raises(ValueError, match="games"):
         run(seconds=1.0, games=0)
 
