@@ -167,6 +167,7 @@ class SqliteRoomStore(RoomStore):
         except (OSError, sqlite3.Error) as exc:
             raise StorageError(f"room database {self.path}: cannot open it ({exc})") from None
         try:
+            self._refuse_newer()  # before any pragma writes to a file this program does not understand
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={synchronous}")
             self._db.execute("PRAGMA foreign_keys=ON")
@@ -180,7 +181,7 @@ class SqliteRoomStore(RoomStore):
         """Return the database's schema version (SQLite's ``user_version``)."""
         return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
-    def _migrate(self) -> None:
+    def _refuse_newer(self) -> None:
         found = self.schema_version
         if found > SCHEMA_VERSION:
             self._db.close()
@@ -188,7 +189,9 @@ class SqliteRoomStore(RoomStore):
                 f"room database {self.path}: schema version {found} is newer than this program's "
                 f"{SCHEMA_VERSION}; use a newer dw or another --db"
             )
-        for version in range(found, SCHEMA_VERSION):
+
+    def _migrate(self) -> None:
+        for version in range(self.schema_version, SCHEMA_VERSION):
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 for statement in MIGRATIONS[version].split(";"):

@@ -83,8 +83,10 @@ def test_a_new_database_has_the_schema_version_and_tokens_only_as_hashes(db: Pat
 def test_a_newer_schema_or_another_file_is_refused_by_name(db: Path, tmp_path: Path) -> None:
     with sqlite3.connect(db) as con:
         con.execute(f"PRAGMA user_version={SCHEMA_VERSION + 5}")
+    before = db.read_bytes()
     with pytest.raises(StorageError, match=f"schema version {SCHEMA_VERSION + 5} is newer than this program's"):
         SqliteRoomStore(db)
+    assert db.read_bytes() == before  # not even switched to WAL
     junk = tmp_path / "notes.txt"
     junk.write_bytes(b"these are my notes, not a database" * 100)
     with pytest.raises(StorageError, match="notes.txt: not a usable room database"):
