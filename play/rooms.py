@@ -300,12 +300,23 @@ class RoomManager:
             except Exception as exc:  # noqa: BLE001 - one unreadable room must not keep the others down
                 log.warning("room %s: not restored, it stays stored (%s)", stored.id, exc)
                 continue
+            if room.session.over:  # the server died between the last move's commit and saving the record
+                self._finish_restored(room)
+                continue
             self.rooms[room.id] = room
             self._ensure_ai(room)
             loaded.append(room.id)
         if loaded:
             log.info("restored %d unfinished rooms", len(loaded))
         return loaded
+
+    def _finish_restored(self, room: Room) -> None:
+        """Save the record of a stored game that ended before its server could, and mark it over."""
+        try:
+            record_id: str | None = self.records.save(room.session.record(), room.id)
+            self.store.finish(room.id, "over", record_id)
+        except (OSError, StorageError) as exc:
+            log.warning("room %s: its finished game could not be closed (%s); next start tries again", room.id, exc)
 
     def _rebuild(self, stored: StoredRoom) -> Room:
         """Return the room a stored one describes, its moves replayed and its AI seats' policies loaded."""

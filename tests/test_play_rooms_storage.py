@@ -203,6 +203,31 @@ def test_finished_and_expired_rooms_are_not_restored_but_shut_down_ones_are(db: 
     assert run(restart()) == [kept]
 
 
+def test_a_game_that_ended_just_before_a_kill_gets_its_record_at_the_next_start(db: Path, tmp_path: Path) -> None:
+    async def first() -> str:
+        manager = manager_on(db, tmp_path / "r")
+        manager.start()
+        room = await create(manager, room_body("aaa", max_rounds=2))
+        watcher, _ = await join(manager, room, seat=None)
+        await watcher.wait_for(lambda m: m.get("type") == "state" and m["state"]["over"])
+        return str(room["room"])
+
+    room_id = run(first())
+    with sqlite3.connect(db) as con:  # as if killed after the last move's commit, before the record was saved
+        con.execute("UPDATE rooms SET status = 'open', record_id = NULL WHERE id = ?", (room_id,))
+    for saved in (tmp_path / "r").iterdir():
+        saved.unlink()
+
+    async def second() -> list[str]:
+        return manager_on(db, tmp_path / "r").restore()
+
+    assert run(second()) == []
+    with sqlite3.connect(db) as con:
+        status, record_id = con.execute("SELECT status, record_id FROM rooms WHERE id = ?", (room_id,)).fetchone()
+    assert status == "over" and record_id
+    assert len(list((tmp_path / "r").iterdir())) == 1
+
+
 # ---- commit before broadcast -----------------------------------------------------------------------------
 class FailingStore(SqliteRoomStore):
     """A store whose disk refuses writes once ``full`` is set."""
