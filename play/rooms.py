@@ -433,6 +433,7 @@ class RoomManager:
             if seat.type == "human":
                 entry["token"] = seat.token
                 entry["link"] = f"/#room={room_id}&seat={seat.index}&token={seat.token}"
+                seat.token = None  # handed out once; the server keeps only its hash
             else:
                 entry["strategy"] = seat.strategy
             answer_seats.append(entry)

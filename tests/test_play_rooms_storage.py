@@ -63,7 +63,9 @@ def test_a_new_database_has_the_schema_version_and_tokens_only_as_hashes(db: Pat
     async def scenario() -> dict[str, Any]:
         manager = manager_on(db, tmp_path / "r")
         manager.start()
-        return await create(manager, room_body("hha"))
+        made = await create(manager, room_body("hha"))
+        assert [s.token for s in manager.rooms[made["room"]].seats] == [None] * 3  # handed out, not kept
+        return made
 
     room = run(scenario())
     assert SqliteRoomStore(db).schema_version == SCHEMA_VERSION
