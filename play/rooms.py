@@ -410,21 +410,7 @@ class RoomManager:
             adapter.new_session(options, players) if start is None else adapter.session_at(options, players, start)
         )
         room = Room(room_id, adapter, options, session, seats, speed)
-        room.setup = StoredRoom(
-            room_id,
-            adapter.game_id,
-            options.to_dict() if hasattr(options, "to_dict") else options,
-            body.get("position"),
-            [{"type": s.type, "name": s.name, "strategy": s.strategy, "token_hash": s.token_hash} for s in seats],
-            speed,
-            base,
-            room.created,
-        )
-        try:
-            self.store.create_room(room.setup)
-        except StorageError as exc:
-            log.error("room %s: %s", room_id, exc)
-            raise InputError("storage_failed", "the server could not store the new room; nothing was created") from None
+        self._store_new_room(room, body.get("position"), base)
         self.rooms[room_id] = room
         self._ensure_ai(room)
         answer_seats = []
@@ -438,6 +424,19 @@ class RoomManager:
                 entry["strategy"] = seat.strategy
             answer_seats.append(entry)
         return {"room": room_id, "seats": answer_seats, "spectate": f"/#room={room_id}", "summary": room.summary()}
+
+    def _store_new_room(self, room: Room, position: Any, seed: int) -> None:
+        """Store a new room's set-up (its seats' tokens as hashes); InputError if the store refuses it."""
+        options = room.options.to_dict() if hasattr(room.options, "to_dict") else room.options
+        seats = [
+            {"type": s.type, "name": s.name, "strategy": s.strategy, "token_hash": s.token_hash} for s in room.seats
+        ]
+        room.setup = StoredRoom(room.id, room.adapter.game_id, options, position, seats, room.speed, seed, room.created)
+        try:
+            self.store.create_room(room.setup)
+        except StorageError as exc:
+            log.error("room %s: %s", room.id, exc)
+            raise InputError("storage_failed", "the server could not store the new room; nothing was created") from None
 
     def _parse_seats(self, value: Any, adapter: GameAdapter) -> list[Seat]:
         count = len(adapter.seat_names)
@@ -507,13 +506,7 @@ class RoomManager:
         if seat is None or room.seats[seat].conn is not conn:
             raise InputError("spectator", "spectators watch only; an invite link with a seat token is needed to play")
         if message.type == "set_speed":
-            async with room.lock:
-                self._store(room, lambda: self.store.set_speed(room.id, message.fields["speed"], room.version + 1))
-                room.speed = message.fields["speed"]
-                room.version += 1
-                room.events.append({"version": room.version, "type": "speed", "speed": room.speed})
-                await self.broadcast(room, {"type": "room", "room": room.summary(), "version": room.version})
-            room.wake.set()
+            await self._set_speed(room, message.fields["speed"])
             return
         if message.type == "select":
             async with room.lock:
@@ -639,13 +632,21 @@ class RoomManager:
         if move_id is not None:
             room.move_ids[(seat, move_id)] = ply
 
-    def _store(self, room: Room, write: Callable[[], None]) -> None:
-        """Run one store write; a failure is an InputError that changed nothing."""
-        try:
-            write()
-        except StorageError as exc:
-            log.error("room %s: %s", room.id, exc)
-            raise InputError("storage_failed", "the server could not store this change, so it was not made") from None
+    async def _set_speed(self, room: Room, speed: str) -> None:
+        """Store and announce a room's new AI speed (an event of the room: its version rises)."""
+        async with room.lock:
+            try:
+                self.store.set_speed(room.id, speed, room.version + 1)
+            except StorageError as exc:
+                log.error("room %s: %s", room.id, exc)
+                raise InputError(
+                    "storage_failed", "the server could not store the new speed; it is unchanged"
+                ) from None
+            room.speed = speed
+            room.version += 1
+            room.events.append({"version": room.version, "type": "speed", "speed": speed})
+            await self.broadcast(room, {"type": "room", "room": room.summary(), "version": room.version})
+        room.wake.set()
 
     async def _after_action(self, room: Room) -> None:
         """Save the record once the game ends (called under the room lock)."""
