@@ -182,8 +182,8 @@ def test_every_game_restores_its_room(db: Path, tmp_path: Path, game: str) -> No
 def test_finished_and_expired_rooms_are_not_restored_but_shut_down_ones_are(db: Path, tmp_path: Path) -> None:
     async def first() -> list[str]:
         manager = manager_on(db, tmp_path / "r")
+        manager.start()  # its background sweeper waits the default interval (30 s): only the sweep below expires
         manager.idle_expiry = 0.0
-        manager.start()
         ended = await create(manager, room_body("aaa", max_rounds=2))
         watcher, _ = await join(manager, ended, seat=None)
         await watcher.wait_for(lambda m: m.get("type") == "state" and m["state"]["over"])
