@@ -3,7 +3,7 @@
 Every frame is one JSON object with a ``type`` (docs/PLAY.md, "Websocket protocol"). :func:`parse`
 returns a :class:`Message` or raises :class:`play.games.InputError` naming what was wrong and what is
 allowed; it checks size, JSON, the type and the generic fields (``id``, ``room``, ``token``, ``seat``,
-``ply``, ``speed``). Game-specific fields (cells, actions) are checked by the game's adapter.
+``ply``, ``speed``, ``version``, ``move_id``). Game-specific fields (cells, actions) are checked by the game's adapter.
 """
 
 from __future__ import annotations
@@ -17,18 +17,20 @@ from play.games import JSON, InputError
 
 #: the largest text frame accepted, in bytes (UTF-8)
 MAX_MESSAGE_BYTES = 4096
+#: the longest client move id (a move resent with the same id is applied at most once)
+MOVE_ID_LENGTH = 64
 #: AI speed name -> seconds between AI moves (manual 11.9: normal, fast, instant)
 AI_SPEEDS: dict[str, float] = {"normal": 0.8, "fast": 0.25, "instant": 0.0}
 #: game inputs with their own message type (Domain Wheel's); other games use {"type": "input", "action": ...}
 INPUT_TYPES: dict[str, str] = {"move": "move", "pass": "pass", "end_request": "end_request"}
 #: message type -> (required fields, optional fields); ``id`` is allowed on every message
 FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "hello": (("room",), ("token", "seat")),
+    "hello": (("room",), ("token", "seat", "version")),
     "select": (("cell",), ()),
-    "move": (("from", "to"), ("ply",)),
-    "pass": ((), ("ply",)),
-    "end_request": ((), ("ply",)),
-    "input": (("action",), ("from", "to", "ply", "cell")),
+    "move": (("from", "to"), ("ply", "move_id")),
+    "pass": ((), ("ply", "move_id")),
+    "end_request": ((), ("ply", "move_id")),
+    "input": (("action",), ("from", "to", "ply", "cell", "move_id")),
     "set_speed": (("speed",), ()),
     "sync": ((), ()),
     "ping": ((), ()),
@@ -50,9 +52,10 @@ class Message:
 
     def game_input(self) -> JSON:
         """Return the game input of an input message: ``{"action": ..., ...}``."""
+        fields = {k: v for k, v in self.fields.items() if k != "move_id"}
         if self.type == "input":
-            return dict(self.fields)
-        return {"action": INPUT_TYPES[self.type], **self.fields}
+            return fields
+        return {"action": INPUT_TYPES[self.type], **fields}
 
 
 def brief(value: Any, limit: int = 60) -> str:
@@ -126,10 +129,19 @@ def _check_generic(kind: str, fields: JSON) -> None:
             raise InputError("bad_message", f"field {key!r} must be a non-empty string, got {brief(fields[key])}")
     if "seat" in fields and (isinstance(fields["seat"], bool) or not isinstance(fields["seat"], int)):
         raise InputError("bad_message", f"field 'seat' must be an integer, got {brief(fields['seat'])}")
-    if "ply" in fields:
-        ply = fields["ply"]
-        if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
-            raise InputError("bad_message", f"field 'ply' must be a non-negative integer, got {brief(ply)}")
+    for key in ("ply", "version"):
+        if key in fields:
+            value = fields[key]
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**53:
+                raise InputError("bad_message", f"field {key!r} must be a non-negative integer, got {brief(value)}")
+    move_id = fields.get("move_id")
+    if "move_id" in fields and (
+        not isinstance(move_id, str) or not 0 < len(move_id) <= MOVE_ID_LENGTH or not move_id.isprintable()
+    ):
+        raise InputError(
+            "bad_message",
+            f"field 'move_id' must be 1-{MOVE_ID_LENGTH} printable characters, got {brief(move_id)}",
+        )
     if kind == "set_speed":
         check_ai_speed(fields["speed"], "AI speed")
     if kind == "input" and not isinstance(fields["action"], str):

@@ -6,9 +6,16 @@ worker thread on a copy of the state (``session.ai_snapshot()``) and is applied 
 moved meanwhile. AI seats move while at least one client is connected to the room, with the room's
 delay (AI speed, manual 11.9) between moves.
 
-A human seat's token is ``secrets.token_urlsafe(32)``, compared with :func:`hmac.compare_digest`;
-whoever presents it holds the seat (a newer connection replaces an older one: reconnecting resumes the
-seat). Nobody can act for a seat whose token they do not hold, and spectators cannot act at all.
+A human seat's token is ``secrets.token_urlsafe(32)``, kept only as its SHA-256 hash and compared with
+:func:`hmac.compare_digest`; whoever presents it holds the seat (a newer connection replaces an older one:
+reconnecting resumes the seat). Nobody can act for a seat whose token they do not hold, and spectators
+cannot act at all.
+
+Rooms are durable (play/storage.py): a room is stored when created, every accepted action is committed
+before it is broadcast, and a server that starts loads the unfinished rooms, replays their moves through
+the game's adapter and restarts their AI seats. Every change of a room's game (a move, a new AI speed)
+raises its event version; a client that reconnects says the version it has and gets the events it missed
+(or the snapshot alone), and a move sent with a client move id is applied at most once.
 """
 
 from __future__ import annotations
@@ -20,14 +27,16 @@ import json
 import logging
 import secrets
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from play import ai_seat, protocol
+from play import ai_seat, games, protocol
 from play.games import DEFAULT_GAME, JSON, GameAdapter, GameSession, InputError
 from play.records import RecordStore
+from play.storage import MemoryRoomStore, RoomStore, StorageError, StoredMove, StoredRoom, token_hash
 from play.strategies import Catalogue
 
 log = logging.getLogger("play.rooms")
@@ -37,6 +46,8 @@ NAME_LENGTH = 24
 OUTBOX_LIMIT = 256
 DEFAULT_MAX_ROOMS = 200
 DEFAULT_IDLE_EXPIRY = 1800.0
+#: events a room remembers for clients that reconnect (older gaps are answered with the snapshot alone)
+EVENT_MEMORY = 128
 
 
 class Connection:
@@ -131,6 +142,7 @@ class Seat:
     strategy: str | None = None
     strategy_name: str | None = None
     token: str | None = None
+    token_hash: str | None = None
     policy: Any = None
     conn: Connection | None = None
     ever_connected: bool = False
@@ -163,6 +175,13 @@ class Room:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     ai_task: asyncio.Task[None] | None = None
+    #: what the store holds of the room's set-up, the moves it has stored, the event version and recent events
+    setup: StoredRoom | None = None
+    moves: list[StoredMove] = field(default_factory=list)
+    version: int = 0
+    events: deque[JSON] = field(default_factory=lambda: deque(maxlen=EVENT_MEMORY))
+    #: (seat, client move id) -> the ply it was applied at
+    move_ids: dict[tuple[int, str], int] = field(default_factory=dict)
     _state: JSON | None = None
 
     def connections(self) -> list[Connection]:
@@ -192,6 +211,7 @@ class Room:
             "over": self.session.over,
             "record": self.record_id,
             "created": self.created,
+            "version": self.version,
         }
 
     def replace_session(self, session: GameSession) -> None:
@@ -233,9 +253,14 @@ class RoomManager:
         max_rooms: int = DEFAULT_MAX_ROOMS,
         idle_expiry: float = DEFAULT_IDLE_EXPIRY,
         ai_workers: int = 4,
+        store: RoomStore | None = None,
     ) -> None:
         self.catalogue = catalogue
         self.records = records
+        self.store = store if store is not None else MemoryRoomStore()
+        #: changes at every start: a client that sees another one knows the server restarted
+        self.boot_id = secrets.token_urlsafe(6)
+        self._restored = False
         self.max_rooms = max_rooms
         self.idle_expiry = idle_expiry
         self.rooms: dict[str, Room] = {}
@@ -244,8 +269,11 @@ class RoomManager:
 
     # ---- lifecycle -----------------------------------------------------------------------
     def start(self, adapters: list[GameAdapter] | None = None) -> None:
-        """Start the expiry sweeper and warm the games up in the pool (call from the running event loop)."""
+        """Load the stored rooms, start the expiry sweeper and warm the games up (from the running event loop)."""
         loop = asyncio.get_running_loop()
+        if not self._restored:
+            self._restored = True
+            self.restore()
         if self._sweeper is None:
             self._sweeper = loop.create_task(self._sweep_loop())
         for adapter in adapters or []:
@@ -257,6 +285,56 @@ class RoomManager:
         for room in list(self.rooms.values()):
             await self._close_room(room, "shutdown")
         self.executor.shutdown(wait=False, cancel_futures=True)
+        self.store.close()
+
+    def restore(self) -> list[str]:
+        """Load every unfinished stored room, replaying its moves, and restart its AI seats; return their ids.
+
+        A room that cannot be rebuilt (a strategy or game this server no longer offers) stays stored,
+        untouched, and is named in the log.
+        """
+        loaded = []
+        for stored in self.store.unfinished():
+            try:
+                room = self._rebuild(stored)
+            except Exception as exc:  # noqa: BLE001 - one unreadable room must not keep the others down
+                log.warning("room %s: not restored, it stays stored (%s)", stored.id, exc)
+                continue
+            if room.session.over:  # the server died between the last move's commit and saving the record
+                self._finish_restored(room)
+                continue
+            self.rooms[room.id] = room
+            self._ensure_ai(room)
+            loaded.append(room.id)
+        if loaded:
+            log.info("restored %d unfinished rooms", len(loaded))
+        return loaded
+
+    def _finish_restored(self, room: Room) -> None:
+        """Save the record of a stored game that ended before its server could, and mark it over."""
+        try:
+            record_id: str | None = self.records.save(room.session.record(), room.id)
+            self.store.finish(room.id, "over", record_id)
+        except (OSError, StorageError) as exc:
+            log.warning("room %s: its finished game could not be closed (%s); next start tries again", room.id, exc)
+
+    def _rebuild(self, stored: StoredRoom) -> Room:
+        """Return the room a stored one describes, its moves replayed and its AI seats' policies loaded."""
+        adapter = games.get(stored.game)
+        seats = [
+            Seat(i, s["type"], s["name"], s.get("strategy"), token_hash=s.get("token_hash"))
+            for i, s in enumerate(stored.seats)
+        ]
+        for seat in seats:
+            if seat.type == "ai":
+                strategy = self.catalogue.get(seat.strategy, adapter.game_id)
+                seat.strategy_name = strategy.display_name
+                seat.policy = adapter.make_policy(strategy.spec, stored.seed + seat.index)
+        options, session = replay_room(adapter, stored, record_players(seats))
+        room = Room(stored.id, adapter, options, session, seats, stored.ai_speed, created=stored.created)
+        room.setup, room.moves, room.version = stored, list(stored.moves), stored.version
+        room.move_ids = {(m.seat, m.move_id): m.ply for m in stored.moves if m.move_id is not None}
+        return room
 
     async def _sweep_loop(self) -> None:
         interval = max(0.05, min(30.0, self.idle_expiry / 4))
@@ -274,6 +352,11 @@ class RoomManager:
 
     async def _close_room(self, room: Room, reason: str) -> None:
         self.rooms.pop(room.id, None)
+        if reason == "expired" and not room.session.over:
+            try:
+                self.store.finish(room.id, "expired")
+            except StorageError as exc:
+                log.warning("room %s: %s", room.id, exc)
         if room.ai_task is not None:
             room.ai_task.cancel()
         for conn in room.connections():
@@ -327,6 +410,7 @@ class RoomManager:
             adapter.new_session(options, players) if start is None else adapter.session_at(options, players, start)
         )
         room = Room(room_id, adapter, options, session, seats, speed)
+        self._store_new_room(room, body.get("position"), base)
         self.rooms[room_id] = room
         self._ensure_ai(room)
         answer_seats = []
@@ -335,10 +419,24 @@ class RoomManager:
             if seat.type == "human":
                 entry["token"] = seat.token
                 entry["link"] = f"/#room={room_id}&seat={seat.index}&token={seat.token}"
+                seat.token = None  # handed out once; the server keeps only its hash
             else:
                 entry["strategy"] = seat.strategy
             answer_seats.append(entry)
         return {"room": room_id, "seats": answer_seats, "spectate": f"/#room={room_id}", "summary": room.summary()}
+
+    def _store_new_room(self, room: Room, position: Any, seed: int) -> None:
+        """Store a new room's set-up (its seats' tokens as hashes); InputError if the store refuses it."""
+        options = room.options.to_dict() if hasattr(room.options, "to_dict") else room.options
+        seats = [
+            {"type": s.type, "name": s.name, "strategy": s.strategy, "token_hash": s.token_hash} for s in room.seats
+        ]
+        room.setup = StoredRoom(room.id, room.adapter.game_id, options, position, seats, room.speed, seed, room.created)
+        try:
+            self.store.create_room(room.setup)
+        except StorageError as exc:
+            log.error("room %s: %s", room.id, exc)
+            raise InputError("storage_failed", "the server could not store the new room; nothing was created") from None
 
     def _parse_seats(self, value: Any, adapter: GameAdapter) -> list[Seat]:
         count = len(adapter.seat_names)
@@ -361,9 +459,9 @@ class RoomManager:
                 if "strategy" in entry:
                     raise InputError("bad_message", f"{where}: a human seat takes no strategy")
                 default = adapter.menu()["seats"][i]["display_name"]
-                seats.append(
-                    Seat(i, "human", _name(entry.get("name"), default, where), token=secrets.token_urlsafe(32))
-                )
+                token = secrets.token_urlsafe(32)
+                name = _name(entry.get("name"), default, where)
+                seats.append(Seat(i, "human", name, token=token, token_hash=token_hash(token)))
             elif kind == "ai":
                 strategy = self.catalogue.get(entry.get("strategy"), adapter.game_id)
                 name = _name(entry.get("name"), strategy.display_name[:NAME_LENGTH], where)
@@ -401,15 +499,14 @@ class RoomManager:
         if room is None or room.id not in self.rooms:
             raise InputError("not_joined", "send a 'hello' with a room (and a seat token to play) first")
         if message.type == "sync":
-            await conn.send(_with_re({"type": "state", "state": room.state(), "room": room.summary()}, message.id))
+            state = {"type": "state", "state": room.state(), "room": room.summary(), "version": room.version}
+            await conn.send(_with_re(state, message.id))
             return
         seat = conn.seat
         if seat is None or room.seats[seat].conn is not conn:
             raise InputError("spectator", "spectators watch only; an invite link with a seat token is needed to play")
         if message.type == "set_speed":
-            room.speed = message.fields["speed"]
-            room.wake.set()
-            await self.broadcast(room, {"type": "room", "room": room.summary()})
+            await self._set_speed(room, message.fields["speed"])
             return
         if message.type == "select":
             async with room.lock:
@@ -431,10 +528,11 @@ class RoomManager:
         token = message.fields.get("token")
         seat_index: int | None = None
         if token is not None:
+            digest = token_hash(token).encode()
             matches = [
                 s.index
                 for s in room.seats
-                if s.token is not None and hmac.compare_digest(s.token.encode(), token.encode())
+                if s.token_hash is not None and hmac.compare_digest(s.token_hash.encode(), digest)
             ]
             wanted = message.fields.get("seat")
             if not matches or (wanted is not None and wanted != matches[0]):
@@ -458,9 +556,11 @@ class RoomManager:
             "room": room.summary(),
             "layout": room.adapter.layout(room.options),
             "state": room.state(),
+            "server": self.boot_id,
+            **_resync(room, message.fields.get("version")),
         }
         await conn.send(_with_re(welcome, message.id))
-        await self.broadcast(room, {"type": "room", "room": room.summary()}, skip=conn)
+        await self.broadcast(room, {"type": "room", "room": room.summary(), "version": room.version}, skip=conn)
         room.wake.set()
 
     async def leave(self, conn: Connection) -> None:
@@ -475,7 +575,7 @@ class RoomManager:
         if not room.connections():
             room.idle_since = time.monotonic()
         if room.id in self.rooms:
-            await self.broadcast(room, {"type": "room", "room": room.summary()})
+            await self.broadcast(room, {"type": "room", "room": room.summary(), "version": room.version})
 
     async def broadcast(self, room: Room, message: JSON, skip: Connection | None = None) -> None:
         text = json.dumps(message)
@@ -485,7 +585,7 @@ class RoomManager:
 
     def _broadcast_state(self, room: Room, sender: Connection | None = None, re: Any = None) -> None:
         """Queue the new state for everyone in the room (called under the room lock, so states stay in order)."""
-        message = {"type": "state", "state": room.state(), "room": room.summary()}
+        message = {"type": "state", "state": room.state(), "room": room.summary(), "version": room.version}
         text = json.dumps(message)
         for c in room.connections():
             c.post(json.dumps({**message, "re": re}) if c is sender and re is not None else text)
@@ -494,13 +594,58 @@ class RoomManager:
     async def _human_input(self, room: Room, conn: Connection, seat: int, message: protocol.Message) -> None:
         async with room.lock:
             session = room.session
+            move_id = message.fields.get("move_id")
+            if move_id is not None and (seat, move_id) in room.move_ids:
+                # a move resent after a dropped connection: it was applied once, answer with where the game is
+                state = {"type": "state", "state": room.state(), "room": room.summary(), "version": room.version}
+                await conn.send(_with_re({**state, "duplicate": room.move_ids[(seat, move_id)]}, message.id))
+                return
             action = session.parse_input(seat, message.game_input())
             ply = message.fields.get("ply")
             if ply is not None and ply != session.ply:
                 raise InputError("stale", f"the game is at ply {session.ply}, not {ply}; sync and retry", session.ply)
-            session.apply(action)
+            self._play(room, seat, action, move_id)
             await self._after_action(room)
             self._broadcast_state(room, conn, message.id)
+        room.wake.set()
+
+    def _play(self, room: Room, seat: int, action: Any, move_id: str | None) -> None:
+        """Apply one action and commit it to the store before anyone hears of it (under the room lock).
+
+        If the store refuses, the room's game is rebuilt from what is stored (the action is undone) and
+        the refusal is an InputError: nobody is told of a move a restart would lose.
+        """
+        session = room.session
+        ply = session.ply
+        entry = session.apply(action)
+        move = StoredMove(ply, seat, _action_json(action), move_id, room.version + 1)
+        try:
+            self.store.append_move(room.id, move)
+        except StorageError as exc:
+            log.error("room %s: %s; the move is undone", room.id, exc)
+            if room.setup is not None:
+                room.replace_session(replay_room(room.adapter, room.setup, record_players(room.seats), room.moves)[1])
+            raise InputError("storage_failed", "the server could not store this move, so it was not played") from None
+        room.moves.append(move)
+        room.version = move.version
+        room.events.append({"version": move.version, "type": "move", "seat": seat, "ply": ply + 1, "entry": entry})
+        if move_id is not None:
+            room.move_ids[(seat, move_id)] = ply
+
+    async def _set_speed(self, room: Room, speed: str) -> None:
+        """Store and announce a room's new AI speed (an event of the room: its version rises)."""
+        async with room.lock:
+            try:
+                self.store.set_speed(room.id, speed, room.version + 1)
+            except StorageError as exc:
+                log.error("room %s: %s", room.id, exc)
+                raise InputError(
+                    "storage_failed", "the server could not store the new speed; it is unchanged"
+                ) from None
+            room.speed = speed
+            room.version += 1
+            room.events.append({"version": room.version, "type": "speed", "speed": speed})
+            await self.broadcast(room, {"type": "room", "room": room.summary(), "version": room.version})
         room.wake.set()
 
     async def _after_action(self, room: Room) -> None:
@@ -512,6 +657,10 @@ class RoomManager:
             except OSError as exc:
                 log.warning("room %s: could not save its record: %s", room.id, exc)
                 room.record_id = ""
+            try:
+                self.store.finish(room.id, "over", room.record_id or None)
+            except StorageError as exc:
+                log.warning("room %s: %s", room.id, exc)
 
     def _ensure_ai(self, room: Room) -> None:
         if any(s.type == "ai" for s in room.seats) and room.ai_task is None:
@@ -538,18 +687,68 @@ class RoomManager:
                 if room.session.ply != ply or room.session.turn != seat_index:
                     continue
                 try:
-                    session.apply(action if action is not None else session.fallback_action(seat_index))
-                except InputError as exc:
-                    log.warning(
-                        "room %s: the AI of seat %d chose an illegal action (%s); it plays the fallback",
-                        room.id,
-                        seat_index,
-                        exc,
-                    )
-                    session.apply(session.fallback_action(seat_index))
+                    self._ai_play(room, seat_index, action)
+                except InputError as exc:  # the store failed: nobody was told, the AI tries again later
+                    log.warning("room %s: the AI of seat %d could not play (%s)", room.id, seat_index, exc)
+                    await asyncio.sleep(1.0)
+                    continue
                 await self._after_action(room)
                 self._broadcast_state(room)
         room.ai_task = None
+
+    def _ai_play(self, room: Room, seat_index: int, action: Any) -> None:
+        """Play the AI's action, or its fallback when it chose none or an illegal one (under the room lock)."""
+        session = room.session
+        try:
+            self._play(room, seat_index, action if action is not None else session.fallback_action(seat_index), None)
+        except InputError as exc:
+            if exc.code == "storage_failed":
+                raise
+            log.warning(
+                "room %s: the AI of seat %d chose an illegal action (%s); it plays the fallback",
+                room.id,
+                seat_index,
+                exc,
+            )
+            self._play(room, seat_index, room.session.fallback_action(seat_index), None)
+
+
+def _action_json(action: Any) -> Any:
+    """Return an action as JSON (an int, or a list for a tuple action such as Domain Wheel's Move)."""
+    return json.loads(json.dumps(action, default=int))
+
+
+def replay_room(
+    adapter: GameAdapter, stored: StoredRoom, players: list[str], moves: list[StoredMove] | None = None
+) -> tuple[Any, GameSession]:
+    """Return a stored room's options and its session with its moves (``moves``, else the stored ones) replayed."""
+    if stored.position is not None:
+        options, start = adapter.parse_position(stored.position)
+        session = adapter.session_at(options, players, start)
+    else:
+        options = adapter.parse_options(stored.options)
+        session = adapter.new_session(options, players)
+    for move in stored.moves if moves is None else moves:
+        session.apply(move.action)
+    return options, session
+
+
+def _resync(room: Room, known: int | None) -> JSON:
+    """Return the welcome's resync fields for a client that has version ``known`` (None: a first join).
+
+    ``resync`` is ``"events"`` with ``missed`` (every event after ``known``, in order) when the room still
+    remembers them all, ``"snapshot"`` when it does not (the welcome's state is then the whole truth).
+    """
+    out: JSON = {"version": room.version}
+    if known is None:
+        return out
+    missed = [e for e in room.events if e["version"] > known]
+    complete = known <= room.version and (known == room.version or (missed and missed[0]["version"] == known + 1))
+    if complete:
+        out.update(resync="events", missed=missed)
+    else:
+        out["resync"] = "snapshot"
+    return out
 
 
 def _with_re(message: JSON, re: Any) -> JSON:

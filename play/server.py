@@ -36,6 +36,7 @@ from play.hosts import HostCheck
 from play.limits import ClientLimits, Clock, LimitSettings
 from play.records import RecordStore, default_records_dir
 from play.rooms import DEFAULT_IDLE_EXPIRY, DEFAULT_MAX_ROOMS, NAME_LENGTH, Connection, RoomManager
+from play.storage import MemoryRoomStore, SqliteRoomStore
 from play.strategies import Catalogue
 
 log = logging.getLogger("play.server")
@@ -83,6 +84,8 @@ class ServerConfig:
     limits: LimitSettings = field(default_factory=LimitSettings)
     #: the limits' clock (tests inject their own instead of sleeping)
     clock: Clock = time.monotonic
+    #: the room database (play/storage.py); None keeps rooms in memory only
+    db: Path | None = None
 
 
 def error_response(exc: InputError, status: int | None = None) -> JSONResponse:
@@ -136,8 +139,14 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     cfg = config or ServerConfig()
     catalogue = Catalogue(cfg.strategies)
     store = RecordStore(cfg.records or default_records_dir(), cfg.replays)
+    rooms_db = MemoryRoomStore() if cfg.db is None else SqliteRoomStore(cfg.db)
     manager = RoomManager(
-        catalogue, store, max_rooms=cfg.max_rooms, idle_expiry=cfg.idle_expiry, ai_workers=cfg.ai_workers
+        catalogue,
+        store,
+        max_rooms=cfg.max_rooms,
+        idle_expiry=cfg.idle_expiry,
+        ai_workers=cfg.ai_workers,
+        store=rooms_db,
     )
     limits = ClientLimits(cfg.limits, cfg.clock)
     store_lock = threading.Lock()  # the store's caches and a replay cursor serve one worker thread at a time

@@ -46,13 +46,15 @@ def free_port() -> int:
 class LiveServer:
     """The play app served by uvicorn in a daemon thread; ``app.state.manager.rooms`` holds the live rooms."""
 
-    def __init__(self, records: Path, replays: list[Path] | None = None) -> None:
+    def __init__(
+        self, records: Path, replays: list[Path] | None = None, db: Path | None = None, port: int | None = None
+    ) -> None:
         import uvicorn
 
         from play.server import ServerConfig, create_app
 
-        self.app = create_app(ServerConfig(records=records, replays=replays or [], ai_workers=2))
-        self.port = free_port()
+        self.app = create_app(ServerConfig(records=records, replays=replays or [], ai_workers=2, db=db))
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning", ws="auto")
         self.server = uvicorn.Server(config)

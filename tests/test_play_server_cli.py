@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_dw_play_serves_the_page_and_api(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "dw_cli.main", "play", "--port", "0", "--no-browser", "--records", str(tmp_path)]
+    cmd += ["--db", str(tmp_path / "rooms.sqlite3")]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert proc.stdout is not None
@@ -60,9 +61,13 @@ def test_dw_play_refuses_bad_arguments(argv: list[str], needle: str, capsys: pyt
 def test_bench_play_tiny_budget() -> None:
     from dw_cli.bench.play import run
 
-    result: dict[str, Any] = run(seconds=1.0, games=3)
+    result: dict[str, Any] = run(seconds=1.0, games=3, stored=20)
     assert result["games"] == 3 and result["moves"] > 0 and result["errors"] == 0
     assert result["move_p50_ms"] <= result["move_p99_ms"]
+    storage = result["storage"]
+    assert storage["stored_rooms"] == 20 and storage["db_bytes_per_1000_finished"] > 0
+    for row in ("sqlite_normal", "sqlite_full", "memory"):
+        assert storage[row]["moves"] > 0 and storage[row]["p50_ms"] <= storage[row]["p99_ms"]
     with pytest.raises(ValueError, match="games"):
         run(seconds=1.0, games=0)
 

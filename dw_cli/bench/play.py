@@ -31,6 +31,8 @@ import numpy as np
 HOST = "127.0.0.1"
 #: rooms driven at once
 GAMES = 100
+#: rooms held in the database for the stored-rooms rows
+STORED_ROOMS = 1000
 #: the most the setup (server start, rooms, connections) may take
 SETUP_TIMEOUT = 120.0
 
@@ -192,8 +194,12 @@ def _percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q) * 1e3) if values else float("nan")
 
 
-def run(seconds: float = 5.0, games: int = GAMES) -> dict[str, Any]:
-    """Drive ``games`` concurrent rooms for ``seconds``; print and return moves/s and latencies."""
+def run(seconds: float = 5.0, games: int = GAMES, stored: int = STORED_ROOMS) -> dict[str, Any]:
+    """Drive ``games`` concurrent rooms for ``seconds``; print and return moves/s and latencies.
+
+    Then the stored-rooms rows (dw_cli/bench/play_storage.py): ``stored`` rooms in SQLite, ``games`` of them
+    played at once, the server's own time per move with the commit next to the in-memory figure.
+    """
     if not 0.1 <= seconds <= 3600:
         raise ValueError(f"seconds must be in 0.1..3600, got {seconds!r}")
     if not 1 <= games <= 1000:
@@ -215,7 +221,7 @@ def run(seconds: float = 5.0, games: int = GAMES) -> dict[str, Any]:
                 server.kill()
                 server.join(timeout=5)
     elapsed = stats.elapsed or seconds
-    result = {
+    result: dict[str, Any] = {
         "games": games,
         "seconds": elapsed,
         "moves": stats.plies,
@@ -250,6 +256,10 @@ def run(seconds: float = 5.0, games: int = GAMES) -> dict[str, Any]:
         f"(of {elapsed:.1f} s wall); "
         f"load average {result['load_average']:.1f} on {os.cpu_count()} cores"
     )
+    from dw_cli.bench.play_storage import run_storage
+
+    size_games = min(games, 20)  # whole games stored for the database's size (a tiny run stores fewer)
+    result["storage"] = run_storage(stored=max(stored, games), games=games, seconds=seconds, size_games=size_games)
     return result
 
 

@@ -24,6 +24,9 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--records", type=Path, default=None, metavar="DIR", help="where finished games are saved")
     p.add_argument(
+        "--db", type=Path, default=None, metavar="PATH", help="the room database (default: the user's data folder)"
+    )
+    p.add_argument(
         "--replays", type=Path, action="append", default=[], metavar="DIR", help="more game records to replay"
     )
     p.add_argument("--idle-expiry", type=float, default=1800.0, metavar="SECONDS", help="drop unwatched rooms after")
@@ -66,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
     from play.records import default_records_dir
     from play.server import WS_MAX_SIZE, ServerConfig, create_app
+    from play.storage import StorageError, default_db_path
     from policies import bounded
 
     bounded.set_time_limit(args.ai_time_limit)  # every room's AI decisions (play/ai_seat.py)
@@ -77,8 +81,12 @@ def run(args: argparse.Namespace) -> int:
         max_rooms=args.max_rooms,
         idle_expiry=args.idle_expiry,
         allow_hosts=list(args.allow_host),
+        db=args.db or default_db_path(),
     )
-    app = create_app(config)
+    try:
+        app = create_app(config)
+    except StorageError as exc:  # a --db that is no room database, or a newer one: one line, nothing changed
+        raise ValueError(str(exc)) from None
     server = uvicorn.Server(
         uvicorn.Config(
             app,
@@ -97,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
             threading.Event().wait(0.05)
         port = server.servers[0].sockets[0].getsockname()[1] if server.servers else args.port
         url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '') else args.host}:{port}/"
-        print(f"dw play: serving {url} (records in {records}); Ctrl+C stops", flush=True)
+        print(f"dw play: serving {url} (records in {records}, rooms in {config.db}); Ctrl+C stops", flush=True)
         if not args.no_browser:
             webbrowser.open(url)
 

@@ -43,8 +43,9 @@ export function wsURL(path) {
 }
 
 /**
- * A room connection: JSON messages in both directions, automatic reconnection (the seat token resumes the seat).
- * onMessage(msg) gets every server message; onStatus("open" | "closed" | "reconnecting") the link state.
+ * A room connection: JSON messages in both directions, automatic reconnection with backoff (the seat token resumes
+ * the seat). onMessage(msg) gets every server message; onStatus("open" | "reconnecting" | "refused", detail) the
+ * link state (for "reconnecting", detail is {seconds} until the next try).
  */
 export class RoomSocket {
   constructor(url, { onMessage, onStatus } = {}) {
@@ -81,8 +82,8 @@ export class RoomSocket {
         this.onStatus("refused", ev.reason);
         return;
       }
-      this.onStatus("reconnecting");
       const delay = Math.min(5000, 250 * 2 ** this.retry++);
+      this.onStatus("reconnecting", { seconds: Math.ceil(delay / 1000) });
       setTimeout(() => !this.closed && this._open(), delay);
     });
   }
@@ -139,18 +140,29 @@ export async function createRoom({ options, players, ai_speed = "normal", game =
   return res;
 }
 
+/** A fresh client move id: a move resent after a dropped connection carries the same one (applied at most once). */
+function moveId() {
+  return globalThis.crypto?.randomUUID?.() || `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
+
 /**
  * Join a room over the websocket (hello -> welcome). Resolves to a connection once welcomed:
  * {seat, role, room, layout, view, players, speed, select(qr), act(input), setSpeed(s), onView(fn), onError(fn),
- *  onStatus(fn), onRoom(fn), close()}. A dropped socket reconnects and says hello again (the token resumes the seat).
+ *  onStatus(fn), onRoom(fn), close()}. A dropped socket reconnects and says hello again with the room's event version
+ * it holds (the token resumes the seat; the welcome's state is the truth); an input whose answer was lost is resent
+ * with its move id. onStatus(fn) gets (state, detail): "open", "reconnecting" ({seconds}), "restored" (the server
+ * restarted and the game was restored), "gone" (the room no longer exists), "refused" or "bye_<reason>".
  */
 export function joinRoom(roomId, token = null, seat = null) {
   return new Promise((resolve, reject) => {
     let nextId = 1;
     const pending = new Map();
     const handlers = { view: [], error: [], status: [], room: [] };
-    const emit = (kind, arg) => handlers[kind].forEach((fn) => fn(arg));
+    const emit = (kind, arg, detail) => handlers[kind].forEach((fn) => fn(arg, detail));
     let welcomed = false;
+    let version = null; // the room's event version this page holds
+    let serverId = null; // changes when the server restarts
+    let unanswered = null; // the last input sent, until its answer arrives
     const conn = {
       seat: null,
       role: null,
@@ -168,7 +180,8 @@ export function joinRoom(roomId, token = null, seat = null) {
       },
       act(input) {
         const { action, ...rest } = input;
-        sock.send({ type: action, ...rest, ply: conn.view?.ply, id: nextId++ });
+        unanswered = { type: action, ...rest, ply: conn.view?.ply, move_id: moveId(), id: nextId++ };
+        sock.send(unanswered);
       },
       setSpeed(speed) {
         sock.send({ type: "set_speed", speed, id: nextId++ });
@@ -195,13 +208,17 @@ export function joinRoom(roomId, token = null, seat = null) {
       const m = { type: "hello", room: roomId };
       if (token) m.token = token;
       if (seat !== null && seat !== undefined && token) m.seat = Number(seat);
+      if (version !== null) m.version = version;
       return m;
     };
     const sock = new RoomSocket(wsURL("/ws"), {
-      onStatus: (s, reason) => {
-        if (s === "open") sock.ws.send(JSON.stringify(hello()));
-        emit("status", s);
-        if (s === "refused" && !welcomed) reject(new Error(reason || "refused"));
+      onStatus: (s, detail) => {
+        if (s === "open") {
+          sock.ws.send(JSON.stringify(hello()));
+          if (welcomed) return; // "open" (or "restored") is said once the welcome is back, not before
+        }
+        emit("status", s, detail);
+        if (s === "refused" && !welcomed) reject(new Error(detail || "refused"));
       },
       onMessage: (msg) => {
         if (msg.type === "welcome") {
@@ -209,12 +226,26 @@ export function joinRoom(roomId, token = null, seat = null) {
           conn.role = msg.role;
           conn.layout = msg.layout;
           conn.view = msg.state;
+          version = msg.version ?? null;
           setRoom(msg.room);
+          const restarted = serverId !== null && msg.server !== serverId;
+          serverId = msg.server ?? null;
           if (!welcomed) {
             welcomed = true;
             resolve(conn);
-          } else emit("view", msg.state);
+            return;
+          }
+          emit("view", msg.state);
+          emit("status", restarted ? "restored" : "open");
+          if (unanswered) {
+            unanswered = { ...unanswered, id: nextId++ }; // the same move id: the server applies it at most once
+            sock.send(unanswered);
+          }
         } else if (msg.type === "state") {
+          if (msg.version !== undefined && version !== null && msg.version < version) return; // an older truth
+          if (unanswered && msg.re === unanswered.id) unanswered = null;
+          if (msg.duplicate !== undefined) unanswered = null;
+          version = msg.version ?? version;
           conn.view = msg.state;
           setRoom(msg.room);
           emit("view", msg.state);
@@ -223,6 +254,13 @@ export function joinRoom(roomId, token = null, seat = null) {
           pending.get(msg.re)?.res(msg);
           pending.delete(msg.re);
         } else if (msg.type === "error") {
+          if (unanswered && msg.re !== undefined && msg.re === unanswered.id) unanswered = null;
+          if (msg.code === "no_such_room" && welcomed) {
+            // the room is gone (expired, or lost by the server): say so, stop retrying, take no more clicks
+            sock.close();
+            emit("status", "gone");
+            return;
+          }
           if (pending.has(msg.re)) {
             pending.get(msg.re).rej(new ApiError(400, msg));
             pending.delete(msg.re);

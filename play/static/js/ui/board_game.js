@@ -10,6 +10,7 @@
 import { t, langSwitch, onLangChange } from "../i18n.js";
 import * as api from "../api.js";
 import { el } from "./hud.js";
+import { showConnection } from "./connection.js";
 import { bigButton, menuPage, RecordViews, replayControls, replayKey, speedSelect } from "./screen_parts.js";
 
 /** Load a game's stylesheet (css/GAME.css) once: the page's index.html lists Domain Wheel's only. */
@@ -132,9 +133,7 @@ export class BoardGameScreen {
     this.board = this.makeBoard(this.boardEl, opts.layout, opts.conn);
     opts.conn.onView((v) => this.update(v));
     opts.conn.onError((e) => this.toast(e.message || String(e)));
-    opts.conn.onStatus?.((s) => {
-      this.statusEl.textContent = s === "open" ? "" : t(`conn.${s}`);
-    });
+    opts.conn.onStatus?.((s, detail) => showConnection(this.statusEl, this.screenEl, s, detail));
     opts.conn.onRoom?.(() => this.state && this.update(this.state));
     this._unlang = onLangChange(() => this.state && this.update(this.state));
   }

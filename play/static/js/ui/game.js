@@ -6,6 +6,7 @@ import { t, translate, onLangChange, langSwitch } from "../i18n.js";
 import { DomainWheelView, cellIndex, normaliseLayout, normaliseState } from "../board/domain_wheel.js";
 import { el, renderBanner, renderCards, renderLandDetails, renderLog, resultText } from "./hud.js";
 import { helpPanel } from "./help.js";
+import { showConnection } from "./connection.js";
 
 export const SPEEDS = ["normal", "fast", "instant"];
 
@@ -44,7 +45,7 @@ export class GameScreen {
     this._unlang = onLangChange(() => this._relabel());
     opts.conn.onView((v) => this.update(v));
     opts.conn.onError((e) => this.toast(e.message || String(e)));
-    opts.conn.onStatus?.((s) => this._status(s));
+    opts.conn.onStatus?.((s, detail) => this._status(s, detail));
   }
 
   destroy() {
@@ -110,9 +111,8 @@ export class GameScreen {
           button("leave", "game.leave", () => this.opts.onExit?.()))));
   }
 
-  _status(s) {
-    this.statusEl.textContent = s === "open" ? "" : t(`conn.${s}`);
-    this.statusEl.dataset.state = s;
+  _status(s, detail) {
+    showConnection(this.statusEl, this.root.querySelector(".game-screen"), s, detail);
   }
 
   _relabel() {

@@ -1,0 +1,298 @@
+"""Durable rooms: one small interface, :class:`RoomStore`, and its SQLite implementation.
+
+Everything needed to carry a room on after a restart is stored: its game, options or starting position,
+seats (a human seat's token only as its SHA-256 hash), AI speed and seed, its event version and the
+move list, one row per accepted move with the client's move id. The rooms' manager (play/rooms.py)
+writes through this interface only, and commits an accepted move before anyone is told of it, so a
+server killed at any moment restarts with every move a client saw acknowledged.
+
+:class:`SqliteRoomStore` keeps one embedded database file in WAL mode. By default (``synchronous=NORMAL``,
+SQLite's advice for WAL) a commit is in the database's log before it returns: a killed server loses nothing,
+a power cut may lose the last commits; ``FULL`` also waits for the disk (slower: ``dw bench play``).
+The schema's version is SQLite's ``user_version``; :data:`MIGRATIONS` lists the steps from version 0 (an
+empty file) to the newest, each applied once in its own transaction, so a later version (clocks, chat) adds
+a step and old databases follow. A database written by a newer program is refused rather than guessed at.
+:class:`MemoryRoomStore` keeps nothing (tests, benchmarks' in-memory figure). A server database later means
+one more implementation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gamecore.errors import brief
+
+#: the schema's steps: MIGRATIONS[i] takes a database from user_version i to i + 1
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE rooms (
+        id TEXT PRIMARY KEY,
+        game TEXT NOT NULL,
+        options TEXT NOT NULL,
+        position TEXT,
+        seats TEXT NOT NULL,
+        ai_speed TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        created REAL NOT NULL,
+        version INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL DEFAULT 'open',
+        record_id TEXT,
+        ended REAL
+    );
+    CREATE INDEX rooms_by_status ON rooms (status);
+    CREATE TABLE moves (
+        room TEXT NOT NULL REFERENCES rooms (id) ON DELETE CASCADE,
+        ply INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        action TEXT NOT NULL,
+        move_id TEXT,
+        version INTEGER NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (room, ply)
+    ) WITHOUT ROWID;
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+_INSERT_MOVE = "INSERT INTO moves (room, ply, seat, action, move_id, version, at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+#: a stored room's status: still played, finished (its record saved) or closed unfinished (expired)
+STATUSES = ("open", "over", "expired")
+
+
+class StorageError(RuntimeError):
+    """The room database cannot be opened or written; the message names the file and the cause."""
+
+
+def token_hash(token: str) -> str:
+    """Return the SHA-256 hex digest a seat token is stored and compared as."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class StoredMove:
+    """One accepted move of a stored room: its ply (0-based), seat, action (JSON) and client move id."""
+
+    ply: int
+    seat: int
+    action: Any
+    move_id: str | None
+    version: int
+
+
+@dataclass
+class StoredRoom:
+    """What a room needs to be rebuilt: its set-up, seats (token hashes), version and moves so far."""
+
+    id: str
+    game: str
+    options: Any
+    position: Any
+    seats: list[dict[str, Any]]
+    ai_speed: str
+    seed: int
+    created: float
+    version: int = 0
+    moves: list[StoredMove] = field(default_factory=list)
+
+
+class RoomStore(ABC):
+    """Where rooms live between restarts; every method commits before it returns."""
+
+    @abstractmethod
+    def create_room(self, room: StoredRoom) -> None:
+        """Store a new room (no moves yet)."""
+
+    @abstractmethod
+    def append_move(self, room_id: str, move: StoredMove) -> None:
+        """Store one accepted move and the room's new version."""
+
+    @abstractmethod
+    def set_speed(self, room_id: str, speed: str, version: int) -> None:
+        """Store a room's new AI speed and version."""
+
+    @abstractmethod
+    def finish(self, room_id: str, status: str, record_id: str | None = None) -> None:
+        """Mark a room ``over`` (with its record id) or ``expired``: it is not loaded again."""
+
+    @abstractmethod
+    def unfinished(self) -> list[StoredRoom]:
+        """Return every open room with its moves, oldest first."""
+
+    def close(self) -> None:  # noqa: B027 - stores without resources need not close
+        """Release the store's resources."""
+
+
+class MemoryRoomStore(RoomStore):
+    """A store that keeps nothing: rooms live only as long as the server (tests, in-memory figures)."""
+
+    def create_room(self, room: StoredRoom) -> None:
+        pass
+
+    def append_move(self, room_id: str, move: StoredMove) -> None:
+        pass
+
+    def set_speed(self, room_id: str, speed: str, version: int) -> None:
+        pass
+
+    def finish(self, room_id: str, status: str, record_id: str | None = None) -> None:
+        pass
+
+    def unfinished(self) -> list[StoredRoom]:
+        return []
+
+
+class SqliteRoomStore(RoomStore):
+    """Rooms in one SQLite file (WAL), migrated to :data:`SCHEMA_VERSION` on open.
+
+    ``synchronous="NORMAL"`` (the default) writes every commit to the log before it returns but lets the
+    operating system put it on disk: a killed server loses nothing, a power cut may lose the last moves.
+    ``"FULL"`` waits for the disk at every commit (``dw bench play`` measures both).
+    """
+
+    def __init__(self, path: Path | str, synchronous: str = "NORMAL") -> None:
+        if synchronous not in ("FULL", "NORMAL"):
+            raise ValueError(f"synchronous must be FULL or NORMAL, got {brief(synchronous)}")
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
+        except (OSError, sqlite3.Error) as exc:
+            raise StorageError(f"room database {self.path}: cannot open it ({exc})") from None
+        try:
+            self._refuse_newer()  # before any pragma writes to a file this program does not understand
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={synchronous}")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise StorageError(f"room database {self.path}: not a usable room database ({exc})") from None
+
+    @property
+    def schema_version(self) -> int:
+        """Return the database's schema version (SQLite's ``user_version``)."""
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    def _refuse_newer(self) -> None:
+        found = self.schema_version
+        if found > SCHEMA_VERSION:
+            self._db.close()
+            raise StorageError(
+                f"room database {self.path}: schema version {found} is newer than this program's "
+                f"{SCHEMA_VERSION}; use a newer dw or another --db"
+            )
+
+    def _migrate(self) -> None:
+        for version in range(self.schema_version, SCHEMA_VERSION):
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in MIGRATIONS[version].split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version={version + 1}")
+                self._db.execute("COMMIT")
+            except sqlite3.Error:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def _write(self, sql: str, params: tuple[Any, ...]) -> None:
+        with self._lock:
+            try:
+                with self._db:
+                    cursor = self._db.execute(sql, params)
+            except sqlite3.Error as exc:
+                raise StorageError(f"room database {self.path}: write failed ({exc})") from None
+        if cursor.rowcount != 1:
+            raise StorageError(f"room database {self.path}: no stored room for this write ({brief(params[-1])})")
+
+    def create_room(self, room: StoredRoom) -> None:
+        self._write(
+            "INSERT INTO rooms (game, options, position, seats, ai_speed, seed, created, version, id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                room.game,
+                json.dumps(room.options),
+                None if room.position is None else json.dumps(room.position),
+                json.dumps(room.seats),
+                room.ai_speed,
+                room.seed,
+                room.created,
+                room.version,
+                room.id,
+            ),
+        )
+
+    def append_move(self, room_id: str, move: StoredMove) -> None:
+        row = (room_id, move.ply, move.seat, json.dumps(move.action), move.move_id, move.version, time.time())
+        with self._lock:
+            try:
+                with self._db:
+                    self._db.execute(_INSERT_MOVE, row)
+                    self._db.execute("UPDATE rooms SET version = ? WHERE id = ?", (move.version, room_id))
+            except sqlite3.Error as exc:
+                raise StorageError(f"room database {self.path}: could not store a move ({exc})") from None
+
+    def set_speed(self, room_id: str, speed: str, version: int) -> None:
+        self._write("UPDATE rooms SET ai_speed = ?, version = ? WHERE id = ?", (speed, version, room_id))
+
+    def finish(self, room_id: str, status: str, record_id: str | None = None) -> None:
+        if status not in STATUSES[1:]:
+            raise ValueError(f"status must be one of {STATUSES[1:]}, got {brief(status)}")
+        self._write(
+            "UPDATE rooms SET status = ?, record_id = ?, ended = ? WHERE id = ?",
+            (status, record_id, time.time(), room_id),
+        )
+
+    def unfinished(self) -> list[StoredRoom]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, game, options, position, seats, ai_speed, seed, created, version FROM rooms"
+                " WHERE status = 'open' ORDER BY created"
+            ).fetchall()
+            moves: dict[str, list[StoredMove]] = {}
+            for room, ply, seat, action, move_id, version in self._db.execute(
+                "SELECT room, ply, seat, action, move_id, version FROM moves"
+                " WHERE room IN (SELECT id FROM rooms WHERE status = 'open') ORDER BY room, ply"
+            ):
+                moves.setdefault(room, []).append(StoredMove(ply, seat, json.loads(action), move_id, version))
+        return [
+            StoredRoom(
+                rid,
+                game,
+                json.loads(options),
+                None if position is None else json.loads(position),
+                json.loads(seats),
+                speed,
+                seed,
+                created,
+                version,
+                moves.get(rid, []),
+            )
+            for rid, game, options, position, seats, speed, seed, created, version in rows
+        ]
+
+    def counts(self) -> dict[str, int]:
+        """Return how many rooms the database holds per status."""
+        with self._lock:
+            rows = self._db.execute("SELECT status, COUNT(*) FROM rooms GROUP BY status").fetchall()
+        return {status: int(n) for status, n in rows}
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def default_db_path() -> Path:
+    """Return the per-user room database: ``$XDG_DATA_HOME/domain-wheel/rooms.sqlite3`` (``~/.local/share``)."""
+    import os
+
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "domain-wheel" / "rooms.sqlite3"
