@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from policies import games
 from training.config import TrainConfig
 from training.game_setup import eval_env, scripted_seats
-from training.worker_process import ignore_stop_signals
+from training.worker_process import ignore_stop_signals, stop_signals_blocked
 
 #: games the demonstrations are played in at once, all workers together: every game slot is played for about
 #: decisions / 64 steps, restarting when a game ends, whatever the number of workers
@@ -119,7 +119,9 @@ def collect_parallel(
     # run itself decides what to do with them (finish the warm start, then write a checkpoint: training/interrupt.py)
     spawn = mp.get_context("spawn")
     with ProcessPoolExecutor(len(tasks), mp_context=spawn, initializer=ignore_stop_signals) as pool:
-        parts = list(pool.map(_collect_share, tasks))
+        with stop_signals_blocked():  # a signal while they start waits for their initializer (worker_process.py)
+            shares = [pool.submit(_collect_share, task) for task in tasks]
+        parts = [share.result() for share in shares]
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
 

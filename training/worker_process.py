@@ -23,7 +23,10 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from typing import Any
+
+from training.interrupt import STOP_SIGNALS
 
 #: how often the trainer checks that a worker it waits on is still alive (seconds)
 POLL_SECONDS = 1.0
@@ -43,9 +46,7 @@ def ignore_interrupts(parent: int | None = None) -> None:
     ends the workers with it. ``parent`` is the pid of the process that started this one (default:
     multiprocessing's parent): see :func:`die_with_parent`.
     """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    die_with_parent(parent)
+    _settle(signal.SIG_DFL, parent)
 
 
 def ignore_stop_signals(parent: int | None = None) -> None:
@@ -57,8 +58,31 @@ def ignore_stop_signals(parent: int | None = None) -> None:
     start) with its workers and writing its checkpoint (training/interrupt.py); a worker that died of it
     would leave the trainer without the share it waits for. Their parents end them by message or SIGKILL.
     """
-    ignore_interrupts(parent)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    _settle(signal.SIG_IGN, parent)
+
+
+def _settle(on_sigterm: Any, parent: int | None) -> None:
+    """Ignore SIGINT, give SIGTERM ``on_sigterm``, watch the parent; then take the signals blocked since the start."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, on_sigterm)
+    die_with_parent(parent)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # pending ones now meet these dispositions
+
+
+@contextlib.contextmanager
+def stop_signals_blocked() -> Iterator[None]:
+    """Block SIGINT and SIGTERM in this thread while it starts workers; the workers unblock them themselves.
+
+    A worker inherits the signal mask of the thread that starts it, through fork and exec: a signal to the
+    process group while a worker starts (importing, before its initializer ran) stays pending instead of
+    ending it, and the initializer (:func:`ignore_interrupts`, :func:`ignore_stop_signals`) decides what it
+    means. This process gets its own signals once the block ends.
+    """
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def die_with_parent(parent: int | None = None) -> bool:
@@ -113,7 +137,8 @@ class WorkerProcess:
             f"from training.worker_process import ignore_stop_signals; ignore_stop_signals({os.getpid()}); "
             f"from {module} import worker_main; worker_main({theirs.fileno()})"
         )
-        self.process = subprocess.Popen([sys.executable, "-c", code], pass_fds=(theirs.fileno(),), env=env)
+        with stop_signals_blocked():
+            self.process = subprocess.Popen([sys.executable, "-c", code], pass_fds=(theirs.fileno(),), env=env)
         theirs.close()
         self.conn = multiprocessing.connection.Connection(mine.detach())
         self.waiting = False  # whether an answer is owed and not yet read

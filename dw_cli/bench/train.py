@@ -103,13 +103,15 @@ def measure(case: str, seconds: float) -> dict[str, float]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from training.worker_process import ignore_stop_signals, kill_pool
+    from training.worker_process import ignore_stop_signals, kill_pool, stop_signals_blocked
 
     spawn = multiprocessing.get_context("spawn")
     with tempfile.TemporaryDirectory() as out:
         pool = ProcessPoolExecutor(max_workers=1, mp_context=spawn, initializer=ignore_stop_signals)
         try:
-            return pool.submit(measure_here, case, seconds, out).result()
+            with stop_signals_blocked():  # a signal while it starts waits for its initializer
+                run = pool.submit(measure_here, case, seconds, out)
+            return run.result()
         except BaseException:
             kill_pool(pool)
             raise
