@@ -12,7 +12,9 @@ reached (its workers ignore SIGINT, a file it wrote), never for a length of time
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,6 +23,8 @@ from pathlib import Path
 
 import pytest
 from process_watch import command_line, ignores_sigint, kill_marked, leftovers, marked_env, marked_pids, wait_for
+
+from training.worker_process import stop_signals_blocked
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
@@ -85,6 +89,75 @@ def _assert_clean(code: int, err: str, expected: int) -> None:
     assert "Traceback" not in err and "Error" not in err, err[-3000:]
 
 
+def _assert_resumable(run: Path) -> None:
+    """Fail unless ``run``'s checkpoint is one ``dw train --resume`` takes (its training state checks out)."""
+    from policies import checkpoint
+    from training.resume import check_resumable, saved_counters
+
+    payload = checkpoint.load(run / "checkpoint.pt")
+    check_resumable(payload, run / "checkpoint.pt")
+    saved_counters(payload, run / "checkpoint.pt")
+
+
+# ---- dw train ----------------------------------------------------------------------------------------------
+TRAIN = ["train", "--config", SMOKE, "--set", "run.total_env_steps=100000000", "--set", "eval.final_games=0"]
+#: the update's second replica in a worker process, and two scripted AIs' workers
+WORKERS = [
+    "--set",
+    "imitation.teacher=none",
+    "--set",
+    "run.checkpoint_every=1",
+    "--set",
+    "league.weights={latest: 0.4, balanced: 0.3, center: 0.3}",
+    "--set",
+    "run.scripted_workers=2",
+    "--set",
+    "env.num_envs=48",
+    "--set",
+    "ppo.num_minibatches=1",
+]
+
+
+def test_group_sigterm_in_the_warm_start_writes_a_resumable_checkpoint(command: type[Command], tmp_path: Path) -> None:
+    """Finding 1: `timeout` during the warm start gave BrokenProcessPool and a run folder no retry would take."""
+    run = tmp_path / "run"
+    warm = ["--set", "imitation.workers=2", "--set", "imitation.decisions=4000", "--run-dir", str(run)]
+    c = command([*TRAIN, *warm])
+    c.wait_for_workers(2)  # the demonstrations' pool is at work
+    c.signal_group(signal.SIGTERM)
+    code, err = c.finish()
+    _assert_clean(code, err, 143)
+    assert "stopped by SIGTERM" in err and f"dw train --resume {run}" in err
+    _assert_resumable(run)
+    assert (run / "policy.pt").exists()
+    assert leftovers(c.tag) == []
+
+
+def test_group_sigterm_during_updates_lets_the_trainer_finish_and_save(command: type[Command], tmp_path: Path) -> None:
+    """Finding 1: `timeout` during the updates killed the workers: two tracebacks and no checkpoint."""
+    run = tmp_path / "run"
+    c = command([*TRAIN, *WORKERS, "--run-dir", str(run)])
+    wait_for(lambda: (run / "checkpoint.pt").exists(), "the first checkpoint", c.alive)
+    c.wait_for_workers(3)  # the update's worker and the two AIs' workers
+    c.signal_group(signal.SIGTERM)
+    code, err = c.finish()
+    _assert_clean(code, err, 143)
+    assert "stopped by SIGTERM" in err
+    _assert_resumable(run)
+    assert (run / "policy.pt").exists()
+    assert leftovers(c.tag) == []
+
+
+def test_workers_die_with_a_killed_trainer(command: type[Command], tmp_path: Path) -> None:
+    """SIGKILL leaves the trainer no chance to stop its workers: the kernel ends them (PR_SET_PDEATHSIG)."""
+    run = tmp_path / "run"
+    c = command([*TRAIN, *WORKERS, "--run-dir", str(run)])
+    c.wait_for_workers(3)
+    c.process.kill()
+    c.process.wait(timeout=LIMIT)
+    assert leftovers(c.tag) == []
+
+
 # ---- dw arena ----------------------------------------------------------------------------------------------
 ARENA = ["arena", "--lineup", "balanced,center,guardian", "--games", "100000", "--workers", "2", "--no-progress"]
 
@@ -104,3 +177,122 @@ def test_a_signalled_arena_stops_its_pool_and_writes_nothing(
     assert err.strip().endswith("dw arena: interrupted" + ("" if sig == signal.SIGINT else " by SIGTERM"))
     assert not (tmp_path / "out" / "results.json").exists()  # nothing half-written
     assert leftovers(c.tag) == []
+
+
+# ---- dw bench train ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("group", [True, False])
+def test_a_signalled_bench_leaves_no_worker(command: type[Command], tmp_path: Path, group: bool) -> None:
+    """Finding 2: the bench's spawned worker lived on, orphaned, holding the caller's stdout open."""
+    c = command(["bench", "train", "--seconds", "20"])
+    c.wait_for_workers(1)  # the measured run's process is up
+    if group:
+        c.signal_group(signal.SIGTERM)
+    else:
+        c.process.send_signal(signal.SIGTERM)
+    code, err = c.finish()
+    assert code == 143, err[-3000:]
+    assert "Traceback" not in err and err.strip().endswith("dw bench: interrupted by SIGTERM")
+    assert leftovers(c.tag) == []
+
+
+# ---- dw sweep ----------------------------------------------------------------------------------------------
+SWEEP_SPEC = """name: signals
+seed: 0
+games_per_cell: 6000
+options: {land_radius: 1, map_radius: 2, max_rounds: 60}
+grid:
+  turns_to_conquer: [2, 4]
+lineups:
+  - {name: mixed, seats: [balanced, center, guardian]}
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signalled_sweep_stops_its_pool_and_leaves_no_half_written_file(
+    command: type[Command], tmp_path: Path, sig: int
+) -> None:
+    spec, out = tmp_path / "spec.yaml", tmp_path / "out"
+    spec.write_text(SWEEP_SPEC)
+    c = command(["sweep", str(spec), "--out", str(out), "--workers", "2", "--no-progress"])
+    c.wait_for_workers(2)  # both pool workers past their start: games under way
+    c.signal_group(sig)
+    code, err = c.finish()
+    _assert_clean(code, err, 128 + sig)
+    assert err.strip().endswith("dw sweep: interrupted" + ("" if sig == signal.SIGINT else " by SIGTERM"))
+    for cell in out.rglob("cell.json"):  # a finished cell is whole (none is expected this early)
+        json.loads(cell.read_text())
+    assert not (out / "report.html").exists() and not (out / "sweep.json").exists()  # no report of a part
+    assert leftovers(c.tag) == []
+
+
+# ---- dw export ---------------------------------------------------------------------------------------------
+AGENT = ROOT / "checkpoints" / "small-agent.pt"
+SHIPPED = ROOT / "checkpoints" / "small-agent"
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize(("sig", "existing"), [(signal.SIGTERM, False), (signal.SIGINT, True)])
+def test_a_signalled_export_leaves_no_temporary_folder_and_the_old_package_intact(
+    command: type[Command], tmp_path: Path, sig: int, existing: bool
+) -> None:
+    target = tmp_path / "exports" / "package"
+    if existing:
+        shutil.copytree(SHIPPED, target)
+    before = _tree(target) if existing else {}
+    # the arena's measurement runs inside the temporary folder, its manifest written: the export is half-way
+    args = ["export", str(AGENT), "-o", str(target), "--measure", "100000", "--workers", "2", "--no-progress"]
+    c = command(args)
+    staged = lambda: [p for p in target.parent.glob(".package.*.tmp") if (p / "strategy.json").exists()]  # noqa: E731
+    wait_for(lambda: bool(staged()), "the export's temporary folder", c.alive)
+    c.wait_for_workers(2)
+    c.signal_group(sig)
+    code, err = c.finish()
+    _assert_clean(code, err, 128 + sig)
+    assert err.strip().endswith("dw export: interrupted" + ("" if sig == signal.SIGINT else " by SIGTERM"))
+    assert sorted(p.name for p in target.parent.iterdir()) == (["package"] if existing else [])
+    assert (_tree(target) if existing else {}) == before
+    assert leftovers(c.tag) == []
+
+
+# ---- dw play -----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("sig", "group"), [(signal.SIGTERM, True), (signal.SIGINT, True), (signal.SIGTERM, False)])
+def test_a_signalled_play_server_ends_with_one_line(
+    command: type[Command], tmp_path: Path, sig: int, group: bool
+) -> None:
+    """uvicorn stops serving on the signal, then raises it again: dw play ends as every other command."""
+    c = command(["play", "--port", "0", "--no-browser", "--records", str(tmp_path / "records")])
+    wait_for(lambda: "dw play: serving" in c.out.read_text(), "the server to listen", c.alive)
+    if group:
+        c.signal_group(sig)
+    else:
+        c.process.send_signal(sig)
+    code, err = c.finish()
+    _assert_clean(code, err, 128 + sig)
+    assert err.strip() == "dw play: interrupted" + ("" if sig == signal.SIGINT else " by SIGTERM")
+    assert leftovers(c.tag) == []
+
+
+# ---- a worker's start ----------------------------------------------------------------------------------------
+def test_a_stop_signal_while_a_worker_starts_waits_for_its_initializer() -> None:
+    """A group signal that reached a worker before its initializer ran ended it (the warm start's pool broke)."""
+    code = (
+        "import os, sys; os.write(1, b'started\\n'); sys.stdin.readline(); "  # importing, initializer not run yet
+        "from training.worker_process import ignore_stop_signals; ignore_stop_signals(); print('serving')"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with stop_signals_blocked():
+        worker = subprocess.Popen(
+            [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT
+        )
+    assert worker.stdout is not None and worker.stdin is not None
+    try:
+        assert worker.stdout.readline() == "started\n"
+        worker.send_signal(signal.SIGTERM)
+        worker.send_signal(signal.SIGINT)
+        out, _ = worker.communicate("go\n", timeout=LIMIT)
+    finally:
+        worker.kill()
+    assert (worker.returncode, out) == (0, "serving\n")
