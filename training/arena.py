@@ -47,7 +47,8 @@ from policies.base import Policy
 from policies.games.base import BoardGame
 from training.arena_config import ArenaConfig, Lineup
 from training.arena_stats import summarize
-from training.worker_process import ignore_interrupts
+from training.game_pool import GamePool
+from training.worker_process import ignore_stop_signals
 
 
 @dataclass(frozen=True)
@@ -252,7 +253,7 @@ def _init_worker(
 ) -> None:
     # one thread per process: the arena's parallelism is across games (learned policies may use torch)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    ignore_interrupts()  # Ctrl-C stops the arena in the main process, which then ends its pool
+    ignore_stop_signals()  # Ctrl-C and SIGTERM stop the arena in the main process, which kills its pool
     _WORKER.update(options=options, seed=base_seed, opening_plies=opening_plies, game=game_id, limit=time_limit)
 
 
@@ -329,7 +330,7 @@ def play_all(
             files = any(not adapter.is_registered(s) for s in config.strategies)
             method = worker_start_method(files)
             init = (config.options, config.seed, config.opening_plies, config.game, config.seat_time_limit)
-            pool = stack.enter_context(mp.get_context(method).Pool(workers, _init_worker, init))
+            pool = stack.enter_context(GamePool(workers, method, _init_worker, init))
             chunk = max(1, min(8, len(tasks) // (workers * 8)))
             results = pool.imap_unordered(_play_in_worker, tasks, chunksize=chunk)
         stack.enter_context(bar)

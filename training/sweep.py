@@ -41,7 +41,6 @@ import hashlib
 import itertools
 import json
 import math
-import multiprocessing as mp
 import os
 import statistics
 import sys
@@ -61,8 +60,9 @@ from gamecore.loaders import load_json, parse_json, read_text, read_yaml
 from policies.files import check_seat_spec, is_registered, load_policy_file
 from training.arena import GameTask, play_game, schedule, worker_start_method
 from training.arena_config import DEFAULT_OPENING_PLIES, ArenaConfig, Lineup, check_opening_plies
+from training.game_pool import GamePool
 from training.sweep_stats import Facts, observe_game, summarize_cell
-from training.worker_process import ignore_interrupts
+from training.worker_process import ignore_stop_signals
 
 FORMAT = "domain-wheel-sweep"
 VERSION = 1
@@ -520,7 +520,7 @@ def _results(
     method = worker_start_method(files)
     if method == "fork":
         _warm_up(items)
-    with mp.get_context(method).Pool(workers, ignore_interrupts) as pool:  # Ctrl-C stops the main process
+    with GamePool(workers, method, ignore_stop_signals) as pool:  # a stop signal is the main process's to answer
         chunk = max(1, min(8, len(items) // (workers * 8)))
         yield from pool.imap_unordered(_play_item, items, chunksize=chunk)
 

@@ -36,37 +36,21 @@ POLL_SECONDS = 1.0
 PR_SET_PDEATHSIG = 1
 
 
-def ignore_interrupts(parent: int | None = None) -> None:
-    """Let Ctrl-C stop the command, not its workers; and end this worker when its parent dies.
-
-    For the workers of a pool that the main process ends itself (the arena's and sweep's): a terminal sends
-    SIGINT to every process of the job, and a worker that died of it would only add a traceback; the main
-    process stops its pool and says it was interrupted (dw_cli/main.py). SIGTERM gets its default back (a
-    silent exit; a forked worker inherits the command's handler, which would raise in it): ``Pool.terminate``
-    ends the workers with it. ``parent`` is the pid of the process that started this one (default:
-    multiprocessing's parent): see :func:`die_with_parent`.
-    """
-    _settle(signal.SIG_DFL, parent)
-
-
 def ignore_stop_signals(parent: int | None = None) -> None:
     """Leave SIGINT and SIGTERM to the main process, which still needs this worker; end it when its parent dies.
 
-    For the workers a trainer waits on (the update's replicas, the scripted AIs, the warm start's
-    demonstrations, the bench's runs): ``timeout`` or a job scheduler sends SIGTERM to the whole process
-    group as a terminal sends SIGINT, and ``dw train`` answers either by finishing its update (or warm
-    start) with its workers and writing its checkpoint (training/interrupt.py); a worker that died of it
-    would leave the trainer without the share it waits for. Their parents end them by message or SIGKILL.
+    For every worker process (the update's replicas, the scripted AIs, the warm start's demonstrations, the
+    bench's runs, the arena's and sweep's game pools): ``timeout`` or a job scheduler sends SIGTERM to the
+    whole process group as a terminal sends SIGINT, and the main process decides what it means: ``dw train``
+    finishes its update (or warm start) with its workers and writes its checkpoint (training/interrupt.py);
+    the arena and sweeps kill their pools (training/game_pool.py) and say they were interrupted. A worker
+    that died of the signal would leave a trainer without the share it waits for, or (in
+    ``multiprocessing.Pool``) a lock shared by the pool held for ever. Parents end them by message or SIGKILL.
     """
-    _settle(signal.SIG_IGN, parent)
-
-
-def _settle(on_sigterm: Any, parent: int | None) -> None:
-    """Ignore SIGINT, give SIGTERM ``on_sigterm``, watch the parent; then take the signals blocked since the start."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, on_sigterm)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     die_with_parent(parent)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # pending ones now meet these dispositions
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # signals blocked since the start now meet SIG_IGN
 
 
 @contextlib.contextmanager
@@ -75,7 +59,7 @@ def stop_signals_blocked() -> Iterator[None]:
 
     A worker inherits the signal mask of the thread that starts it, through fork and exec: a signal to the
     process group while a worker starts (importing, before its initializer ran) stays pending instead of
-    ending it, and the initializer (:func:`ignore_interrupts`, :func:`ignore_stop_signals`) decides what it
+    ending it, and the initializer (:func:`ignore_stop_signals`) decides what it
     means. This process gets its own signals once the block ends.
     """
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
