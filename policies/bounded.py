@@ -205,25 +205,37 @@ def decide(seat: Any, act: Callable[[], Any], limit: float | None = None, retire
 
 
 async def decide_async(seat: Any, act: Callable[[], Any], limit: float | None = None) -> Decision:
-    """Return :func:`decide`'s answer without blocking the event loop (the rooms of ``dw play``)."""
+    """Return :func:`decide`'s answer without blocking the event loop (the rooms of ``dw play``).
+
+    Cancelling the awaiting task abandons the decision and raises CancelledError, always: the wait is a plain
+    future, not ``asyncio.wait_for``, which before Python 3.12 could swallow a cancellation that came as the
+    decision ended (a room then played a move after it was told to stop).
+    """
     limit = _allowance(seat, time_limit() if limit is None else limit)
     loop = asyncio.get_running_loop()
-    done = asyncio.Event()
+    waiter: asyncio.Future[None] = loop.create_future()
+
+    def wake() -> None:
+        if not waiter.done():
+            waiter.set_result(None)
 
     def notify() -> None:
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits any more
-            loop.call_soon_threadsafe(done.set)
+            loop.call_soon_threadsafe(wake)
 
     attempt = _start(seat, act, notify)
     if attempt is None:
         return _BUSY
+    timer = loop.call_later(limit, wake)
     try:
-        await asyncio.wait_for(done.wait(), limit)
-    except TimeoutError:
-        return _timeout(attempt, limit)
-    except asyncio.CancelledError:  # the room closed: nobody wants this decision
+        await waiter
+    except asyncio.CancelledError:  # the room closed or stopped its AI: nobody wants this decision
         attempt.abandon()
         raise
+    finally:
+        timer.cancel()
+    if not attempt.finished.is_set():
+        return _timeout(attempt, limit)
     return attempt.outcome()
 
 
