@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import math
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +39,7 @@ WARMUP_SECONDS = 120.0
 FAULTS = ("timeout", "error", "illegal", "busy", "retired")
 
 _local = threading.local()
-_running_lock = threading.Lock()
+_running_lock = threading.RLock()  # re-entrant: a finalizer (_forget) may run during a collection under it
 #: id(seat) -> its decision still running (abandoned or not); a seat thinks once at a time
 _running: dict[int, _Attempt] = {}
 _settings = {"limit": DEFAULT_LIMIT, "warmup": WARMUP_SECONDS}
@@ -46,6 +47,27 @@ _settings = {"limit": DEFAULT_LIMIT, "warmup": WARMUP_SECONDS}
 _warmed: set[int] = set()
 #: id(seat) -> its timeouts in a row (reset by a decision in time)
 _strikes: dict[int, int] = {}
+#: id(seat) of the seats whose entries above are dropped when they are garbage (ids are reused)
+_tracked: set[int] = set()
+
+
+def _track(seat: Any) -> None:
+    """Forget ``seat``'s warm-up and timeouts when it is garbage, so that a new seat at its id starts afresh."""
+    key = id(seat)
+    if key in _tracked:
+        return
+    try:
+        weakref.finalize(seat, _forget, key)
+    except TypeError:  # a seat that takes no weak reference: its entries stay (none of ours is such)
+        return
+    _tracked.add(key)
+
+
+def _forget(key: int) -> None:
+    with _running_lock:
+        _warmed.discard(key)
+        _strikes.pop(key, None)
+        _tracked.discard(key)
 
 
 def check_limit(value: Any, name: str = "time limit") -> float:
@@ -167,6 +189,7 @@ def _strike(seat: Any, decision: Decision) -> Decision:
 
 def _start(seat: Any, act: Callable[[], Any], notify: Callable[[], None] | None) -> _Attempt | None:
     with _running_lock:
+        _track(seat)
         if id(seat) in _running:
             return None
         attempt = _running[id(seat)] = _Attempt(seat, act, notify)

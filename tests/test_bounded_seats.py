@@ -59,13 +59,10 @@ def test_an_overrunning_seat_is_abandoned_then_busy_until_it_ends() -> None:
     first = bounded.decide(seat, lambda: seat.act(None, 0), 0.01)
     assert first.fault == "timeout" and first.action is None and "0.01 s" in first.detail
     assert bounded.decide(seat, lambda: seat.act(None, 0), 0.01).fault == "busy"  # never two decisions at once
+    running = _running_attempt(seat)
     seat.release.set()
-    assert seat.ended.wait(SAFETY)
-    for _ in range(10_000):  # the abandoned thread unregisters itself just after it ends
-        answer = bounded.decide(seat, lambda: "ok", SAFETY)
-        if answer.fault != "busy":
-            break
-    assert answer == bounded.Decision(action="ok")
+    assert running.finished.wait(SAFETY)  # set once the abandoned decision has unregistered itself
+    assert bounded.decide(seat, lambda: "ok", SAFETY) == bounded.Decision(action="ok")
 
 
 def test_a_seats_first_decision_gets_the_warm_up_allowance(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,10 +86,10 @@ def test_the_arena_retires_a_seat_after_timeouts_in_a_row() -> None:
     for _ in range(bounded_retire() + 2):
         kinds.append(bounded.decide(seat, lambda: seat.act(None, 0), 0.01, retire_after=bounded_retire()).fault)
         if kinds[-1] == "timeout":  # let the abandoned decision end; the next one blocks again
+            running = _running_attempt(seat)
             seat.release.set()
-            assert seat.ended.wait(SAFETY)
+            assert running.finished.wait(SAFETY)
             seat.release.clear(), seat.ended.clear()
-            _wait_idle(seat)
     assert kinds == ["timeout"] * bounded_retire() + ["retired"] * 2
 
 
@@ -102,13 +99,10 @@ def bounded_retire() -> int:
     return RETIRE_AFTER
 
 
-def _wait_idle(seat: Any) -> None:
-    """Wait until ``seat``'s abandoned decision has unregistered itself (it does so just after it ends)."""
-    for _ in range(100_000):
-        with bounded._running_lock:
-            if id(seat) not in bounded._running:
-                return
-    raise AssertionError("the abandoned decision never unregistered")
+def _running_attempt(seat: Any) -> Any:
+    """Return ``seat``'s decision still running (abandoned); its ``finished`` is set once it has unregistered."""
+    with bounded._running_lock:
+        return bounded._running[id(seat)]
 
 
 def test_a_raising_seat_is_an_error_fault_naming_the_exception() -> None:
