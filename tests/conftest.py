@@ -16,7 +16,10 @@ player: changing its heuristics means regenerating them, and says so in the diff
 from __future__ import annotations
 
 import bisect
+import os
 import random
+import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -30,6 +33,21 @@ from dw_env.rules import layout as lay
 from dw_env.rules.moves import movable_pieces, piece_destinations
 from dw_env.rules.territory import count_knights, distance_to_territory, territory
 from dw_env.rules.turn import end_request_legal
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give the whole run (and every command it starts) a data folder of its own.
+
+    ``dw play`` keeps its room database and records under ``$XDG_DATA_HOME/domain-wheel`` by default: a test
+    that starts it without ``--db`` must not write into the user's folder, nor share one database with
+    another test run.
+    """
+    os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="dw-test-data-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the run's data folder (:func:`pytest_configure`)."""
+    shutil.rmtree(os.environ.get("XDG_DATA_HOME", ""), ignore_errors=True)
 
 
 class BiasedPlayer:
