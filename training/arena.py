@@ -45,7 +45,7 @@ import numpy as np
 from policies import bounded, games
 from policies.base import Policy
 from policies.games.base import BoardGame
-from training.arena_config import ArenaConfig, Lineup
+from training.arena_config import SEAT_TIME_LIMIT, ArenaConfig, Lineup
 from training.arena_stats import summarize
 from training.game_pool import GamePool
 from training.worker_process import ignore_stop_signals
@@ -173,7 +173,7 @@ def play_game(
     on_move: Callable[[Any], None] | None = None,
     opening_plies: int = 0,
     game_id: str = games.DEFAULT_GAME,
-    time_limit: float = bounded.DEFAULT_LIMIT,
+    time_limit: float = SEAT_TIME_LIMIT,
 ) -> dict[str, Any]:
     """Play one game of ``game_id`` to its end; return its result row (``training.arena_report.row_fields``).
 
@@ -249,7 +249,7 @@ def _init_worker(
     base_seed: int,
     opening_plies: int = 0,
     game_id: str = games.DEFAULT_GAME,
-    time_limit: float = bounded.DEFAULT_LIMIT,
+    time_limit: float = SEAT_TIME_LIMIT,
 ) -> None:
     # one thread per process: the arena's parallelism is across games (learned policies may use torch)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -271,7 +271,7 @@ def _play_in_worker(task: GameTask) -> dict[str, Any]:
 def _play_chunk(job: tuple[Any, ...]) -> list[dict[str, Any]]:
     """Return the rows of one chunk of games, ``(options, seed, opening plies, game, tasks[, time limit])``."""
     options, seed, plies, game_id, chunk, *rest = job
-    limit = rest[0] if rest else bounded.DEFAULT_LIMIT
+    limit = rest[0] if rest else SEAT_TIME_LIMIT
     return [play_game(t, options, seed, opening_plies=plies, game_id=game_id, time_limit=limit) for t in chunk]
 
 

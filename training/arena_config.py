@@ -96,6 +96,12 @@ def build_lineups(
     return result
 
 
+#: the arena's default limit on one seat decision (seconds): it catches a seat that hangs, and it is far above any
+#: thinking time, so that a loaded machine (a numba kernel compiled mid-game, other jobs on the cores) never turns
+#: a slow move into a fault and a different game. ``dw play`` bounds its AIs more tightly (a person waits).
+SEAT_TIME_LIMIT = 60.0
+
+
 @dataclass(frozen=True)
 class ArenaConfig:
     """What to play: the game, line-ups, games per line-up (split over every seating), seed, the game's options.
@@ -115,7 +121,7 @@ class ArenaConfig:
     players: tuple[str, ...] = ()
     opening_plies: int = DEFAULT_OPENING_PLIES
     game: str = games.DEFAULT_GAME
-    seat_time_limit: float = bounded.DEFAULT_LIMIT
+    seat_time_limit: float = SEAT_TIME_LIMIT
 
     def __post_init__(self) -> None:
         adapter = games.get(self.game)

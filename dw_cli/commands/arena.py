@@ -95,9 +95,9 @@ def register(subparsers: Any) -> None:
     run.add_argument(
         "--seat-time-limit",
         type=_seconds,
-        default=5.0,
+        default=60.0,
         metavar="SECONDS",
-        help="the most seconds one seat decision may take (0 < S <= 600, default 5); a seat that overruns, "
+        help="the most seconds one seat decision may take (0 < S <= 600, default 60); a seat that overruns, "
         "fails or chooses an illegal action plays the game's fallback action and the report counts its faults",
     )
     game = p.add_argument_group("Domain Wheel's options (rule 10; default: the standard game)")
