@@ -21,6 +21,8 @@ MAX_MESSAGE_BYTES = 4096
 MOVE_ID_LENGTH = 64
 #: AI speed name -> seconds between AI moves (manual 11.9: normal, fast, instant)
 AI_SPEEDS: dict[str, float] = {"normal": 0.8, "fast": 0.25, "instant": 0.0}
+#: a room's turn clock: seconds per turn, or none (chosen at creation)
+CLOCKS: tuple[int, ...] = (60, 3600, 86400)
 #: game inputs with their own message type (Domain Wheel's); other games use {"type": "input", "action": ...}
 INPUT_TYPES: dict[str, str] = {"move": "move", "pass": "pass", "end_request": "end_request"}
 #: message type -> (required fields, optional fields); ``id`` is allowed on every message
@@ -154,6 +156,15 @@ def check_ai_speed(value: Any, label: str) -> str:
     if not isinstance(value, str) or value not in AI_SPEEDS:
         raise InputError("bad_message", f"unknown {label} {brief(value)}", allowed=list(AI_SPEEDS))
     return value
+
+
+def check_clock(value: Any) -> int | None:
+    """Return a room's seconds per turn (None for ``"none"`` or null); InputError naming the choices otherwise."""
+    if value is None or value == "none":
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value not in CLOCKS:
+        raise InputError("bad_message", f"unknown clock {brief(value)}: seconds per turn", ["none", *CLOCKS])
+    return int(value)
 
 
 def error(exc: InputError, re: str | int | None = None) -> JSON:

@@ -48,6 +48,8 @@ DEFAULT_MAX_ROOMS = 200
 DEFAULT_IDLE_EXPIRY = 1800.0
 #: events a room remembers for clients that reconnect (older gaps are answered with the snapshot alone)
 EVENT_MEMORY = 128
+#: a seat's presence: its player is connected, away (no connection since ``away_since``) or an AI
+PRESENCE = ("here", "away")
 
 
 class Connection:
@@ -146,6 +148,13 @@ class Seat:
     policy: Any = None
     conn: Connection | None = None
     ever_connected: bool = False
+    #: when the seat's player went away (seconds since the epoch); None while connected, and for AIs
+    away_since: float | None = None
+
+    @property
+    def presence(self) -> str:
+        """Return ``here`` (connected, or an AI) or ``away``."""
+        return "here" if self.type == "ai" or self.conn is not None else "away"
 
     def summary(self) -> JSON:
         return {
@@ -155,6 +164,8 @@ class Seat:
             "strategy": self.strategy,
             "strategy_name": self.strategy_name,
             "connected": self.type == "ai" or self.conn is not None,
+            "presence": self.presence,
+            "away_since": None if self.presence == "here" else self.away_since,
         }
 
 
@@ -182,6 +193,9 @@ class Room:
     events: deque[JSON] = field(default_factory=lambda: deque(maxlen=EVENT_MEMORY))
     #: (seat, client move id) -> the ply it was applied at
     move_ids: dict[tuple[int, str], int] = field(default_factory=dict)
+    #: seconds per turn (None: no clock) and the current turn's deadline (seconds since the epoch)
+    clock: int | None = None
+    deadline: float | None = None
     _state: JSON | None = None
 
     def connections(self) -> list[Connection]:
@@ -212,6 +226,8 @@ class Room:
             "record": self.record_id,
             "created": self.created,
             "version": self.version,
+            "clock": self.clock,
+            "deadline": None if self.session.over else self.deadline,
         }
 
     def replace_session(self, session: GameSession) -> None:
@@ -254,10 +270,15 @@ class RoomManager:
         idle_expiry: float = DEFAULT_IDLE_EXPIRY,
         ai_workers: int = 4,
         store: RoomStore | None = None,
+        now: Callable[[], float] = time.time,
     ) -> None:
         self.catalogue = catalogue
         self.records = records
         self.store = store if store is not None else MemoryRoomStore()
+        #: the turn clocks' time (seconds since the epoch); tests inject a clock they move themselves
+        self.now = now
+        self._clock_wake = asyncio.Event()
+        self._clocks: asyncio.Task[None] | None = None
         #: changes at every start: a client that sees another one knows the server restarted
         self.boot_id = secrets.token_urlsafe(6)
         self._restored = False
@@ -276,12 +297,15 @@ class RoomManager:
             self.restore()
         if self._sweeper is None:
             self._sweeper = loop.create_task(self._sweep_loop())
+        if self._clocks is None:
+            self._clocks = loop.create_task(self._clock_loop())
         for adapter in adapters or []:
             loop.run_in_executor(self.executor, adapter.warm_up)
 
     async def shutdown(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.cancel()
+        for task in (self._sweeper, self._clocks):
+            if task is not None:
+                task.cancel()
         for room in list(self.rooms.values()):
             await self._close_room(room, "shutdown")
         self.executor.shutdown(wait=False, cancel_futures=True)
@@ -304,6 +328,10 @@ class RoomManager:
                 self._finish_restored(room)
                 continue
             self.rooms[room.id] = room
+            if self._time_out(room) and room.session.over:  # the clock ran out while the server was down
+                del self.rooms[room.id]
+                self._finish_restored(room)
+                continue
             self._ensure_ai(room)
             loaded.append(room.id)
         if loaded:
@@ -333,6 +361,11 @@ class RoomManager:
         options, session = replay_room(adapter, stored, record_players(seats))
         room = Room(stored.id, adapter, options, session, seats, stored.ai_speed, created=stored.created)
         room.setup, room.moves, room.version = stored, list(stored.moves), stored.version
+        room.clock, room.deadline = stored.clock, stored.deadline
+        if room.clock is not None and room.deadline is None:
+            room.deadline = self.now() + room.clock
+        for seat in room.seats:
+            seat.away_since = self.now()
         room.move_ids = {(m.seat, m.move_id): m.ply for m in stored.moves if m.move_id is not None}
         return room
 
@@ -345,7 +378,11 @@ class RoomManager:
     async def sweep(self) -> list[str]:
         """Remove rooms nobody has been connected to for ``idle_expiry`` seconds; return their ids."""
         now = time.monotonic()
-        expired = [r for r in self.rooms.values() if not r.connections() and now - r.idle_since >= self.idle_expiry]
+        expired = [
+            r
+            for r in self.rooms.values()
+            if not r.connections() and now - r.idle_since >= self.idle_expiry and (r.clock is None or r.session.over)
+        ]
         for room in expired:
             await self._close_room(room, "expired")
         return [r.id for r in expired]
@@ -368,7 +405,7 @@ class RoomManager:
         """Create a room from a ``POST /api/rooms`` body; return the answer with every human seat's token."""
         if not isinstance(body, dict):
             raise InputError("bad_message", f"the body must be a JSON object, got {protocol.brief(body)}")
-        allowed = ("game", "options", "position", "seats", "ai_speed", "seed")
+        allowed = ("game", "options", "position", "seats", "ai_speed", "seed", "clock")
         for key in body:
             if key not in allowed:
                 raise InputError("bad_message", f"unknown field {protocol.brief(key)}", allowed=list(allowed))
@@ -383,6 +420,7 @@ class RoomManager:
         else:
             options = adapter.parse_options(body.get("options"))
         speed = protocol.check_ai_speed(body.get("ai_speed", "normal"), "ai_speed")
+        clock = protocol.check_clock(body.get("clock"))
         seed = body.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
             raise InputError("bad_message", f"seed must be a non-negative integer, got {protocol.brief(seed)}")
@@ -410,8 +448,13 @@ class RoomManager:
             adapter.new_session(options, players) if start is None else adapter.session_at(options, players, start)
         )
         room = Room(room_id, adapter, options, session, seats, speed)
+        room.clock = clock
+        room.deadline = None if clock is None or session.over else self.now() + clock
+        for seat in seats:
+            seat.away_since = None if seat.type == "ai" else self.now()
         self._store_new_room(room, body.get("position"), base)
         self.rooms[room_id] = room
+        self._clock_wake.set()
         self._ensure_ai(room)
         answer_seats = []
         for seat in seats:
@@ -431,7 +474,18 @@ class RoomManager:
         seats = [
             {"type": s.type, "name": s.name, "strategy": s.strategy, "token_hash": s.token_hash} for s in room.seats
         ]
-        room.setup = StoredRoom(room.id, room.adapter.game_id, options, position, seats, room.speed, seed, room.created)
+        room.setup = StoredRoom(
+            room.id,
+            room.adapter.game_id,
+            options,
+            position,
+            seats,
+            room.speed,
+            seed,
+            room.created,
+            clock=room.clock,
+            deadline=room.deadline,
+        )
         try:
             self.store.create_room(room.setup)
         except StorageError as exc:
@@ -503,7 +557,11 @@ class RoomManager:
             await conn.send(_with_re(state, message.id))
             return
         seat = conn.seat
-        if seat is None or room.seats[seat].conn is not conn:
+        if seat is not None and room.seats[seat].conn is not conn:
+            raise InputError(
+                "replaced", f"seat {seat} was opened in another tab or browser; this one only watches now", seat
+            )
+        if seat is None:
             raise InputError("spectator", "spectators watch only; an invite link with a seat token is needed to play")
         if message.type == "set_speed":
             await self._set_speed(room, message.fields["speed"])
@@ -546,9 +604,11 @@ class RoomManager:
             seat = room.seats[seat_index]
             old, seat.conn, seat.ever_connected = seat.conn, conn, True
             if old is not None and old is not conn:
-                old.room = None
-                await old.send({"type": "bye", "reason": "replaced"})
-                await old.close(4000)
+                # the old tab keeps watching, its inputs refused with `replaced`: it must not take the seat back
+                room.spectators.add(old)
+                await old.send({"type": "replaced", "seat": seat_index, "version": room.version})
+            else:
+                self._presence_changed(room, seat)
         welcome = {
             "type": "welcome",
             "role": "spectator" if seat_index is None else "player",
@@ -571,11 +631,24 @@ class RoomManager:
         conn.room = None
         room.spectators.discard(conn)
         if conn.seat is not None and room.seats[conn.seat].conn is conn:
-            room.seats[conn.seat].conn = None
+            seat = room.seats[conn.seat]
+            seat.conn, seat.away_since = None, self.now()
+            self._presence_changed(room, seat)
         if not room.connections():
             room.idle_since = time.monotonic()
         if room.id in self.rooms:
             await self.broadcast(room, {"type": "room", "room": room.summary(), "version": room.version})
+
+    def _presence_changed(self, room: Room, seat: Seat) -> None:
+        """Record a seat's new presence as an event of the room (its version rises; the caller broadcasts)."""
+        version = room.version + 1
+        try:
+            self.store.set_version(room.id, version)
+        except StorageError as exc:  # presence is no game data: the event still happens, the next move stores on
+            log.warning("room %s: %s", room.id, exc)
+        room.version = version
+        event = {"version": version, "type": "presence", "seat": seat.index, "presence": seat.presence}
+        room.events.append({**event, "away_since": seat.away_since if seat.presence == "away" else None})
 
     async def broadcast(self, room: Room, message: JSON, skip: Connection | None = None) -> None:
         text = json.dumps(message)
@@ -609,7 +682,7 @@ class RoomManager:
             self._broadcast_state(room, conn, message.id)
         room.wake.set()
 
-    def _play(self, room: Room, seat: int, action: Any, move_id: str | None) -> None:
+    def _play(self, room: Room, seat: int, action: Any, move_id: str | None, timeout: bool = False) -> None:
         """Apply one action and commit it to the store before anyone hears of it (under the room lock).
 
         If the store refuses, the room's game is rebuilt from what is stored (the action is undone) and
@@ -618,7 +691,8 @@ class RoomManager:
         session = room.session
         ply = session.ply
         entry = session.apply(action)
-        move = StoredMove(ply, seat, _action_json(action), move_id, room.version + 1)
+        deadline = None if room.clock is None or session.over else self.now() + room.clock
+        move = StoredMove(ply, seat, _action_json(action), move_id, room.version + 1, deadline)
         try:
             self.store.append_move(room.id, move)
         except StorageError as exc:
@@ -627,8 +701,10 @@ class RoomManager:
                 room.replace_session(replay_room(room.adapter, room.setup, record_players(room.seats), room.moves)[1])
             raise InputError("storage_failed", "the server could not store this move, so it was not played") from None
         room.moves.append(move)
-        room.version = move.version
-        room.events.append({"version": move.version, "type": "move", "seat": seat, "ply": ply + 1, "entry": entry})
+        room.version, room.deadline = move.version, deadline
+        self._clock_wake.set()
+        event = {"version": move.version, "type": "move", "seat": seat, "ply": ply + 1, "entry": entry}
+        room.events.append({**event, "timeout": True} if timeout else event)
         if move_id is not None:
             room.move_ids[(seat, move_id)] = ply
 
@@ -662,6 +738,52 @@ class RoomManager:
             except StorageError as exc:
                 log.warning("room %s: %s", room.id, exc)
 
+    # ---- turn clocks -----------------------------------------------------------------------
+    async def _clock_loop(self) -> None:
+        """Wake at the nearest turn deadline (or when a new one is set) and apply the timeouts due."""
+        while True:
+            deadlines = [r.deadline for r in self.rooms.values() if r.deadline is not None and not r.session.over]
+            wait = 600.0 if not deadlines else min(600.0, max(0.25, min(deadlines) - self.now()))
+            self._clock_wake.clear()
+            # asyncio.wait, not wait_for: Python 3.11's wait_for swallows a cancel that meets a set event
+            woken = asyncio.ensure_future(self._clock_wake.wait())
+            try:
+                await asyncio.wait([woken], timeout=wait)
+            finally:
+                woken.cancel()
+            await self.check_clocks()
+
+    async def check_clocks(self) -> list[str]:
+        """Apply the timeout action of every turn whose deadline has passed; return the rooms it happened in."""
+        timed_out = []
+        for room in list(self.rooms.values()):
+            if room.deadline is None or room.deadline > self.now():
+                continue
+            async with room.lock:
+                if room.id in self.rooms and self._time_out(room):
+                    timed_out.append(room.id)
+                    await self._after_action(room)
+                    self._broadcast_state(room)
+            room.wake.set()
+        return timed_out
+
+    def _time_out(self, room: Room) -> bool:
+        """Play the timeout action of the seat to act if its deadline has passed; return whether it did.
+
+        Called under the room's lock (or while restoring, before anything runs): the deadline is checked
+        again here, and the timeout is a stored move that starts the next turn's deadline, so it happens once.
+        """
+        session, seat = room.session, room.session.turn
+        if seat is None or session.over or room.deadline is None or room.deadline > self.now():
+            return False
+        try:
+            self._play(room, seat, session.timeout_action(seat), None, timeout=True)
+        except InputError as exc:  # the store failed: nobody was told, the next check tries again
+            log.warning("room %s: the timeout of seat %d could not be played (%s)", room.id, seat, exc)
+            return False
+        log.info("room %s: seat %d ran out of time", room.id, seat)
+        return True
+
     def _ensure_ai(self, room: Room) -> None:
         if any(s.type == "ai" for s in room.seats) and room.ai_task is None:
             room.ai_task = asyncio.get_running_loop().create_task(self._ai_loop(room))
@@ -670,7 +792,8 @@ class RoomManager:
         """Play the AI seats' turns while someone watches (each decision off the event loop)."""
         while room.id in self.rooms and not room.session.over:
             seat_index = room.session.turn
-            if seat_index is None or room.seats[seat_index].type != "ai" or not room.connections():
+            watched = room.connections() or room.clock is not None  # a clocked game goes on with nobody there
+            if seat_index is None or room.seats[seat_index].type != "ai" or not watched:
                 room.wake.clear()
                 await room.wake.wait()
                 continue

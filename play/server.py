@@ -86,6 +86,8 @@ class ServerConfig:
     clock: Clock = time.monotonic
     #: the room database (play/storage.py); None keeps rooms in memory only
     db: Path | None = None
+    #: the turn clocks' wall clock (seconds since the epoch; tests inject their own)
+    now: Clock = time.time
 
 
 def error_response(exc: InputError, status: int | None = None) -> JSONResponse:
@@ -147,6 +149,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         idle_expiry=cfg.idle_expiry,
         ai_workers=cfg.ai_workers,
         store=rooms_db,
+        now=cfg.now,
     )
     limits = ClientLimits(cfg.limits, cfg.clock)
     store_lock = threading.Lock()  # the store's caches and a replay cursor serve one worker thread at a time

@@ -1,16 +1,16 @@
 """Durable rooms: one small interface, :class:`RoomStore`, and its SQLite implementation.
 
 Everything needed to carry a room on after a restart is stored: its game, options or starting position,
-seats (a human seat's token only as its SHA-256 hash), AI speed and seed, its event version and the
-move list, one row per accepted move with the client's move id. The rooms' manager (play/rooms.py)
-writes through this interface only, and commits an accepted move before anyone is told of it, so a
-server killed at any moment restarts with every move a client saw acknowledged.
+seats (a human seat's token only as its SHA-256 hash), AI speed and seed, its turn clock and the current
+turn's deadline, its event version and the move list, one row per accepted move with the client's move id.
+The rooms' manager (play/rooms.py) writes through this interface only, and commits an accepted move before
+anyone is told of it, so a server killed at any moment restarts with every move a client saw acknowledged.
 
 :class:`SqliteRoomStore` keeps one embedded database file in WAL mode. By default (``synchronous=NORMAL``,
 SQLite's advice for WAL) a commit is in the database's log before it returns: a killed server loses nothing,
 a power cut may lose the last commits; ``FULL`` also waits for the disk (slower: ``dw bench play``).
 The schema's version is SQLite's ``user_version``; :data:`MIGRATIONS` lists the steps from version 0 (an
-empty file) to the newest, each applied once in its own transaction, so a later version (clocks, chat) adds
+empty file) to the newest, each applied once in its own transaction, so a later version (chat) adds
 a step and old databases follow. A database written by a newer program is refused rather than guessed at.
 :class:`MemoryRoomStore` keeps nothing (tests, benchmarks' in-memory figure). A server database later means
 one more implementation.
@@ -59,6 +59,11 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (room, ply)
     ) WITHOUT ROWID;
     """,
+    # turn clocks (issue 44): seconds per turn (NULL: none) and the turn's deadline (seconds since the epoch)
+    """
+    ALTER TABLE rooms ADD COLUMN clock INTEGER;
+    ALTER TABLE rooms ADD COLUMN deadline REAL;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 _INSERT_MOVE = "INSERT INTO moves (room, ply, seat, action, move_id, version, at) VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -84,6 +89,8 @@ class StoredMove:
     action: Any
     move_id: str | None
     version: int
+    #: the deadline of the turn this move starts (rooms with a clock; stored as the room's, not per move)
+    deadline: float | None = None
 
 
 @dataclass
@@ -100,6 +107,9 @@ class StoredRoom:
     created: float
     version: int = 0
     moves: list[StoredMove] = field(default_factory=list)
+    #: seconds per turn (None: no clock) and the current turn's deadline (time since the epoch)
+    clock: int | None = None
+    deadline: float | None = None
 
 
 class RoomStore(ABC):
@@ -111,7 +121,11 @@ class RoomStore(ABC):
 
     @abstractmethod
     def append_move(self, room_id: str, move: StoredMove) -> None:
-        """Store one accepted move and the room's new version."""
+        """Store one accepted move, the room's new version and the next turn's deadline (the move's)."""
+
+    @abstractmethod
+    def set_version(self, room_id: str, version: int) -> None:
+        """Store a room's new event version (an event that changes no game: a seat's presence)."""
 
     @abstractmethod
     def set_speed(self, room_id: str, speed: str, version: int) -> None:
@@ -136,6 +150,9 @@ class MemoryRoomStore(RoomStore):
         pass
 
     def append_move(self, room_id: str, move: StoredMove) -> None:
+        pass
+
+    def set_version(self, room_id: str, version: int) -> None:
         pass
 
     def set_speed(self, room_id: str, speed: str, version: int) -> None:
@@ -215,8 +232,8 @@ class SqliteRoomStore(RoomStore):
 
     def create_room(self, room: StoredRoom) -> None:
         self._write(
-            "INSERT INTO rooms (game, options, position, seats, ai_speed, seed, created, version, id)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO rooms (game, options, position, seats, ai_speed, seed, created, version, clock, deadline, id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 room.game,
                 json.dumps(room.options),
@@ -226,6 +243,8 @@ class SqliteRoomStore(RoomStore):
                 room.seed,
                 room.created,
                 room.version,
+                room.clock,
+                room.deadline,
                 room.id,
             ),
         )
@@ -236,9 +255,13 @@ class SqliteRoomStore(RoomStore):
             try:
                 with self._db:
                     self._db.execute(_INSERT_MOVE, row)
-                    self._db.execute("UPDATE rooms SET version = ? WHERE id = ?", (move.version, room_id))
+                    update = "UPDATE rooms SET version = ?, deadline = ? WHERE id = ?"
+                    self._db.execute(update, (move.version, move.deadline, room_id))
             except sqlite3.Error as exc:
                 raise StorageError(f"room database {self.path}: could not store a move ({exc})") from None
+
+    def set_version(self, room_id: str, version: int) -> None:
+        self._write("UPDATE rooms SET version = ? WHERE id = ?", (version, room_id))
 
     def set_speed(self, room_id: str, speed: str, version: int) -> None:
         self._write("UPDATE rooms SET ai_speed = ?, version = ? WHERE id = ?", (speed, version, room_id))
@@ -254,8 +277,8 @@ class SqliteRoomStore(RoomStore):
     def unfinished(self) -> list[StoredRoom]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, game, options, position, seats, ai_speed, seed, created, version FROM rooms"
-                " WHERE status = 'open' ORDER BY created"
+                "SELECT id, game, options, position, seats, ai_speed, seed, created, version, clock, deadline"
+                " FROM rooms WHERE status = 'open' ORDER BY created"
             ).fetchall()
             moves: dict[str, list[StoredMove]] = {}
             for room, ply, seat, action, move_id, version in self._db.execute(
@@ -275,8 +298,10 @@ class SqliteRoomStore(RoomStore):
                 created,
                 version,
                 moves.get(rid, []),
+                clock,
+                deadline,
             )
-            for rid, game, options, position, seats, speed, seed, created, version in rows
+            for rid, game, options, position, seats, speed, seed, created, version, clock, deadline in rows
         ]
 
     def counts(self) -> dict[str, int]:

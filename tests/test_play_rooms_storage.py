@@ -276,13 +276,14 @@ def test_a_move_resent_with_its_move_id_is_applied_once_even_after_a_restart(db:
         manager = manager_on(db, tmp_path / "r")
         manager.start()
         room = await create(manager, room_body("hhh"))
-        player, _ = await join(manager, room, 0)
+        player, welcome = await join(manager, room, 0)
         live = manager.rooms[room["room"]]
         move = {**legal_input(live, 0, random.Random(4)), "move_id": "tap-1"}
         first = await player.ask(move, "1")
         again = await player.ask(move, "2")
         assert first["type"] == "state" and "duplicate" not in first
-        assert again["type"] == "state" and again["duplicate"] == 0 and again["version"] == first["version"] == 1
+        assert again["type"] == "state" and again["duplicate"] == 0
+        assert again["version"] == first["version"] == welcome["version"] + 1
         assert live.session.ply == 1
         return {"room": room, "move": move}
 
@@ -307,20 +308,24 @@ def test_a_reconnecting_client_gets_exactly_the_events_it_missed(db: Path, tmp_p
         live = manager.rooms[room["room"]]
         rng = random.Random(5)
         player, _ = await join(manager, room, 0)
-        await player.ask(legal_input(live, 0, rng), "0")
+        held = (await player.ask(legal_input(live, 0, rng), "0"))["version"]
         await player.leave()
         for seat in (1, 2):
             other, _ = await join(manager, room, seat)
             await other.ask(legal_input(live, seat, rng), str(seat))
         await other.say({"type": "set_speed", "speed": "fast"})
-        await other.wait_for(lambda m: m.get("type") == "room" and m["version"] == 4)
-        back, welcome = await join(manager, room, 0, version=1)
-        assert welcome["resync"] == "events" and welcome["version"] == 4
-        assert [(e["version"], e["type"]) for e in welcome["missed"]] == [(2, "move"), (3, "move"), (4, "speed")]
-        assert [e.get("seat") for e in welcome["missed"]] == [1, 2, None]
-        _, current = await join(manager, room, None, version=4)
+        await other.wait_for(lambda m: m.get("type") == "room" and m["room"]["ai_speed"] == "fast")
+        back, welcome = await join(manager, room, 0, version=held)
+        now = welcome["version"]
+        assert welcome["resync"] == "events" and now == live.version
+        assert [e["version"] for e in welcome["missed"]] == list(range(held + 1, now + 1))
+        games = [(e["type"], e.get("seat")) for e in welcome["missed"] if e["type"] != "presence"]
+        assert games == [("move", 1), ("move", 2), ("speed", None)]
+        presence = [(e["seat"], e["presence"]) for e in welcome["missed"] if e["type"] == "presence"]
+        assert presence == [(0, "away"), (1, "here"), (2, "here"), (0, "here")]
+        _, current = await join(manager, room, None, version=now)
         assert current["resync"] == "events" and current["missed"] == []
-        _, ahead = await join(manager, room, None, version=9)
+        _, ahead = await join(manager, room, None, version=now + 5)
         assert ahead["resync"] == "snapshot" and "missed" not in ahead and ahead["state"] == live.state()
 
     run(scenario())

@@ -329,7 +329,7 @@ def test_reconnect_resumes_the_seat_and_replaces_the_old_socket(client: TestClie
         hello(first, room)
         with client.websocket_connect("/ws") as second:
             assert hello(second, room)["seat"] == 0
-            assert read_until(first, lambda m: m["type"] == "bye")["reason"] == "replaced"
+            assert read_until(first, lambda m: m["type"] == "replaced")["seat"] == 0
             second.send_json({"type": "pass", "ply": 0})
             state = read_until(second, lambda m: m["type"] == "state")["state"]
             assert state["log"][0]["seat"] == 0

@@ -97,6 +97,14 @@ class GameSession(ABC):
         """
         return self.parse_input(seat, {"action": "pass"})
 
+    def timeout_action(self, seat: int) -> Any:
+        """Return what ``seat`` plays when its turn clock runs out (default: the fallback action).
+
+        Each game's doc says what a timeout does: Domain Wheel and Conquer pass, Alveole (no pass) plays
+        its first legal move.
+        """
+        return self.fallback_action(seat)
+
 
 class GameAdapter(ABC):
     """A game the server can host: its menu data, sessions, layout, tutorial and replays."""

@@ -130,10 +130,10 @@ export async function strategiesFor(game) {
  * POST /api/rooms from the menu's choice {options, players: [{name, strategy|null}], ai_speed}.
  * Returns the server's answer plus `invites` [{seat, name, url}] for the human seats and `spectator_url`.
  */
-export async function createRoom({ options, players, ai_speed = "normal", game = "domain_wheel" }) {
+export async function createRoom({ options, players, ai_speed = "normal", game = "domain_wheel", clock = "none" }) {
   const seats = players.map((p) =>
     p.strategy ? { type: "ai", strategy: p.strategy, name: p.name || undefined } : { type: "human", name: p.name });
-  const res = await post("/api/rooms", { game, options, seats, ai_speed });
+  const res = await post("/api/rooms", { game, options, seats, ai_speed, clock });
   const abs = (link) => new URL(link, BASE).href;
   res.invites = res.seats.filter((s) => s.type === "human").map((s) => ({ seat: s.seat, name: s.name, url: abs(s.link) }));
   res.spectator_url = abs(res.spectate);
@@ -151,7 +151,8 @@ function moveId() {
  *  onStatus(fn), onRoom(fn), close()}. A dropped socket reconnects and says hello again with the room's event version
  * it holds (the token resumes the seat; the welcome's state is the truth); an input whose answer was lost is resent
  * with its move id. onStatus(fn) gets (state, detail): "open", "reconnecting" ({seconds}), "restored" (the server
- * restarted and the game was restored), "gone" (the room no longer exists), "refused" or "bye_<reason>".
+ * restarted and the game was restored), "gone" (the room no longer exists), "replaced" (the seat was opened in another
+ * tab: this one only watches), "refused" or "bye_<reason>".
  */
 export function joinRoom(roomId, token = null, seat = null) {
   return new Promise((resolve, reject) => {
@@ -268,6 +269,11 @@ export function joinRoom(roomId, token = null, seat = null) {
             sock.close();
             reject(new ApiError(400, msg));
           } else emit("error", msg);
+        } else if (msg.type === "replaced") {
+          // the seat is open in another tab: this one only watches, and its reconnections must not take it back
+          token = null;
+          conn.replaced = true;
+          emit("status", "replaced");
         } else if (msg.type === "bye") {
           if (msg.reason === "replaced") sock.close();
           emit("status", `bye_${msg.reason}`);

@@ -11,6 +11,7 @@ import { t, langSwitch, onLangChange } from "../i18n.js";
 import * as api from "../api.js";
 import { el } from "./hud.js";
 import { showConnection } from "./connection.js";
+import { clockSelect, disableInputs, seatStatus, tickClocks } from "./presence.js";
 import { bigButton, menuPage, RecordViews, replayControls, replayKey, speedSelect } from "./screen_parts.js";
 
 /** Load a game's stylesheet (css/GAME.css) once: the page's index.html lists Domain Wheel's only. */
@@ -87,6 +88,7 @@ export class BoardMenuScreen {
     });
     const options = this.optionFields(game, saved);
     const speedSel = speedSelect({ "data-testid": "menu-ai-speed" }, saved.speed);
+    const clock = clockSelect(saved.clock);
     const errorEl = el("p", { class: "error-box", hidden: true, "data-testid": "menu-error", role: "alert" });
     const start = async () => {
       errorEl.hidden = true;
@@ -96,12 +98,14 @@ export class BoardMenuScreen {
       }));
       try {
         localStorage.setItem(this.storage, JSON.stringify({ names: players.map((x) => x.name),
-          kinds: seats.map((s) => s.kindSel.value), ...options.remembered(), speed: speedSel.value }));
+          kinds: seats.map((s) => s.kindSel.value), ...options.remembered(), speed: speedSel.value,
+          clock: clock.select.value }));
       } catch {
         /* not remembered */
       }
       try {
-        await this.hooks.onPlay({ game: id, options: options.options(), players, ai_speed: speedSel.value });
+        await this.hooks.onPlay({ game: id, options: options.options(), players, ai_speed: speedSel.value,
+          clock: clock.value() });
       } catch (err) {
         errorEl.hidden = false;
         errorEl.textContent = err.message;
@@ -112,7 +116,7 @@ export class BoardMenuScreen {
       errorEl,
       el("section", { class: "panel" }, el("h2", { text: t("menu.players") }), ...seats.map((s) => s.row)),
       el("section", { class: "panel" }, el("h2", { text: t("menu.options") }),
-        el("div", { class: "options-grid" }, ...options.fields, optionLabel(t("game.ai_speed"), speedSel))),
+        el("div", { class: "options-grid" }, ...options.fields, optionLabel(t("game.ai_speed"), speedSel), clock.label)),
       el("section", { class: `panel ${id}-rules`, "data-testid": `${id}-rules` },
         el("h2", { text: t(`${id}.rules_title`) }),
         ...this.rules().map((k) => el("p", { text: t(`${id}.rules.${k}`) })))));
@@ -135,6 +139,7 @@ export class BoardGameScreen {
     opts.conn.onError((e) => this.toast(e.message || String(e)));
     opts.conn.onStatus?.((s, detail) => showConnection(this.statusEl, this.screenEl, s, detail));
     opts.conn.onRoom?.(() => this.state && this.update(this.state));
+    this._ticker = setInterval(() => tickClocks(this.cardsEl), 1000);
     this._unlang = onLangChange(() => this.state && this.update(this.state));
   }
 
@@ -182,6 +187,7 @@ export class BoardGameScreen {
 
   destroy() {
     this._unlang();
+    clearInterval(this._ticker);
     this.opts.conn.close?.();
     this.root.replaceChildren();
   }
@@ -236,8 +242,10 @@ export class BoardGameScreen {
         el("strong", { text: this._name(p) }),
         el("span", { class: "muted", text: player.ai ? this.aiLabel(player) : t("hud.human") }),
         this.seat === p ? el("span", { class: "you", text: t(`${this.spec.game}.you`) }) : null,
-        this.cardStats(v, p));
+        this.cardStats(v, p),
+        seatStatus(this.opts.conn.room, p, v.turn));
     }));
+    disableInputs(this.screenEl);
     this.bannerEl.textContent = v.over ? this.result(v, (p) => this._name(p)) : this.turnBanner(v);
     this.logEl.replaceChildren(...(v.log || []).map((e) => el("li", { value: e.ply, "data-testid": "log-entry",
       class: e.capture || e.base ? "capture" : "", text: this.logText(e) })));

@@ -4,14 +4,17 @@
 
 import { t } from "../i18n.js";
 import { el } from "./hud.js";
+import { showReplaced } from "./presence.js";
 
 /** The states in which the board takes input; any other state greys it out and ignores clicks. */
 const LIVE = new Set(["open", "restored"]);
 
 /** Show connection state `s` (with `detail`, e.g. {seconds}) in `statusEl`; mark `screenEl` live or not. */
 export function showConnection(statusEl, screenEl, s, detail = {}) {
+  if (screenEl?.dataset.conn === "replaced" && s !== "gone") return; // only a reload takes the seat back
   statusEl.dataset.state = s;
   if (screenEl) screenEl.dataset.conn = LIVE.has(s) ? "live" : s;
+  if (s === "replaced") showReplaced(screenEl);
   if (s === "open") {
     statusEl.replaceChildren();
     return;

@@ -7,6 +7,7 @@ import { DomainWheelView, cellIndex, normaliseLayout, normaliseState } from "../
 import { el, renderBanner, renderCards, renderLandDetails, renderLog, resultText } from "./hud.js";
 import { helpPanel } from "./help.js";
 import { showConnection } from "./connection.js";
+import { disableInputs, seatStatus, tickClocks } from "./presence.js";
 
 export const SPEEDS = ["normal", "fast", "instant"];
 
@@ -46,10 +47,13 @@ export class GameScreen {
     opts.conn.onView((v) => this.update(v));
     opts.conn.onError((e) => this.toast(e.message || String(e)));
     opts.conn.onStatus?.((s, detail) => this._status(s, detail));
+    opts.conn.onRoom?.(() => this.state && this.update(this.state.raw));
+    this._ticker = setInterval(() => tickClocks(this.cardsEl), 1000);
   }
 
   destroy() {
     document.removeEventListener("keydown", this._keys);
+    clearInterval(this._ticker);
     this._unlang();
     this.opts.conn.close?.();
     this.root.replaceChildren();
@@ -135,6 +139,9 @@ export class GameScreen {
     this.root.querySelector(".game-screen").dataset.over = String(this.state.over);
     this.view.update(this.state);
     renderCards(this.cardsEl, this.layout, this.state, this.seat);
+    for (const card of this.cardsEl.querySelectorAll("[data-player]")) {
+      card.append(seatStatus(this.opts.conn.room, Number(card.dataset.player), this.state.turn) || "");
+    }
     renderBanner(this.bannerEl, this.layout, this.state, this.seat);
     renderLog(this.logEl, this.layout, this.state.log);
     this._details();
@@ -143,6 +150,7 @@ export class GameScreen {
     this.endBtn.disabled = !mine || !this.state.canRequestEnd;
     this.endBtn.title = t("game.end_hint", { E: this.layout.options.end_request_points });
     if (!mine) this._disarm();
+    disableInputs(this.root.querySelector(".game-screen"));
     if (prevTurn === undefined && this.seat !== null && this.layout.cells.length > 600) {
       // a big map: start near your own pieces (R shows the whole map)
       const k = this.view.kingCell(this.seat);

@@ -6,6 +6,7 @@ import { t, getLang } from "../i18n.js";
 import * as api from "../api.js";
 import { el } from "./hud.js";
 import { bigButton, menuPage } from "./screen_parts.js";
+import { clockSelect } from "./presence.js";
 
 const SEAT_KEYS = ["blue", "green", "red"];
 const DEFAULT_SEATS = ["human", "balanced", "balanced"];
@@ -148,6 +149,8 @@ export class MenuScreen {
       ...SPEEDS.map((sp) => el("option", { value: sp, text: t(`speed.${sp}`) })));
     speedSel.value = saved.speed || "normal";
     optionRows.push(el("label", { class: "opt" }, el("span", { text: t("game.ai_speed") }), speedSel));
+    const clock = clockSelect(saved.clock);
+    optionRows.push(clock.label);
     const errorEl = el("p", { class: "error-box", hidden: true, "data-testid": "menu-error", role: "alert" });
     const collect = () => {
       const options = {};
@@ -159,8 +162,8 @@ export class MenuScreen {
         strategy: kindSel.value === "human" ? null : kindSel.value,
       }));
       remember({ names: players.map((x) => x.name), kinds: seats.map((s) => s.kindSel.value), options,
-        speed: speedSel.value });
-      return { options, players, ai_speed: speedSel.value };
+        speed: speedSel.value, clock: clock.select.value });
+      return { options, players, ai_speed: speedSel.value, clock: clock.value() };
     };
     const start = async () => {
       errorEl.hidden = true;
