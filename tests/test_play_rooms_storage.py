@@ -252,9 +252,9 @@ def test_a_move_the_store_refuses_is_not_played_and_nobody_hears_of_it(db: Path,
         watcher, _ = await join(manager, room, None)
         live = manager.rooms[room["room"]]
         assert (await player.ask(legal_input(live, 0, random.Random(2)), "a"))["type"] == "state"
-        before, version = live.state(), live.version
         seat1, _ = await join(manager, room, 1)
         await watcher.wait_for(lambda m: m.get("type") == "room" and m["room"]["seats"][1]["connected"])
+        before, version = live.state(), live.version  # after seat 1's arrival, itself a (presence) event
         seen = len(watcher.inbox)
         store.full = True
         refused = await seat1.ask(legal_input(live, 1, random.Random(3)), "c")
