@@ -18,8 +18,9 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
-from alveole_env.errors import StateError, brief
+from alveole_env.errors import StateError
 from alveole_env.geometry import LINE_OF, NUM_CELLS, NUM_LINES, RAYS, cell_index
+from gamecore.arrays import check_layout
 
 NUM_PLAYERS: Final = 2
 #: pieces per player at the start (spec 0)
@@ -94,19 +95,6 @@ def start_board() -> NDArray[np.int8]:
 MAX_PLY: Final = 100_000
 
 
-def check_layout(value: Any, what: str, dtype: type[np.generic], shape: tuple[int, ...]) -> None:
-    """Raise StateError unless ``value`` is a writeable C-contiguous ``dtype`` array of ``shape``."""
-    if not isinstance(value, np.ndarray):
-        raise StateError(f"{what} must be a numpy array of {np.dtype(dtype).name} {shape}, got {brief(value)}")
-    if value.dtype != dtype or value.shape != shape:
-        raise StateError(
-            f"{what} must be an array of dtype {np.dtype(dtype).name} and shape {shape}, "
-            f"got dtype {value.dtype} and shape {value.shape}"
-        )
-    if not value.flags.c_contiguous or not value.flags.writeable:
-        raise StateError(f"{what} must be a writeable C-contiguous array; np.array({what}, order='C') makes one")
-
-
 def check_arrays(board: Any, lines: Any, scalars: Any, max_plies: int, *, max_ply: int | None = None) -> None:
     """Raise StateError unless (board, lines, scalars) is a state the kernels may run on.
 
@@ -116,9 +104,9 @@ def check_arrays(board: Any, lines: Any, scalars: Any, max_plies: int, *, max_pl
     the board, the player to move, the ply (at most ``max_ply``, default ``max_plies``), the ending fields
     and the last move.
     """
-    check_layout(board, "board", np.int8, (NUM_CELLS,))
-    check_layout(lines, "lines", np.int8, (NUM_LINES,))
-    check_layout(scalars, "scalars", np.int32, (NUM_SCALARS,))
+    check_layout(board, "board", np.int8, (NUM_CELLS,), StateError)
+    check_layout(lines, "lines", np.int8, (NUM_LINES,), StateError)
+    check_layout(scalars, "scalars", np.int32, (NUM_SCALARS,), StateError)
     if not np.isin(board, (EMPTY, piece_code(0), piece_code(1))).all():
         bad = int(board[~np.isin(board, (EMPTY, piece_code(0), piece_code(1)))][0])
         raise StateError(f"board cells must be {EMPTY}, {piece_code(0)} or {piece_code(1)}, got {bad}")

@@ -41,6 +41,7 @@ from conquer_env.layout import (
     TO_MOVE,
 )
 from conquer_env.options import ConquerOptions
+from gamecore.arrays import check_layout
 
 #: colour names by colour code (0 = none)
 COLOUR_NAMES: tuple[str, ...] = ("nobody", "Red", "Blue")
@@ -87,19 +88,6 @@ def initial_arrays(options: ConquerOptions) -> tuple[NDArray[np.int8], NDArray[n
     return dots, owner, scalars
 
 
-def _check_layout(value: Any, what: str, dtype: type[np.generic], shape: tuple[int, ...]) -> None:
-    """Raise StateError unless ``value`` is a writeable C-contiguous ``dtype`` array of ``shape``."""
-    if not isinstance(value, np.ndarray):
-        raise StateError(f"{what} must be a numpy array of {np.dtype(dtype).name} {shape}, got {brief(value)}")
-    if value.dtype != dtype or value.shape != shape:
-        raise StateError(
-            f"{what} must be an array of dtype {np.dtype(dtype).name} and shape {shape} for these options, "
-            f"got dtype {value.dtype} and shape {value.shape}"
-        )
-    if not value.flags.c_contiguous or not value.flags.writeable:
-        raise StateError(f"{what} must be a writeable C-contiguous array; np.array({what}, order='C') makes one")
-
-
 def check_state(options: Any, dots: Any, owner: Any, scalars: Any) -> None:
     """Raise StateError unless the arrays can be a game's state under ``options``.
 
@@ -112,9 +100,9 @@ def check_state(options: Any, dots: Any, owner: Any, scalars: Any) -> None:
     if not isinstance(options, ConquerOptions):
         raise StateError(f"options must be ConquerOptions, got {brief(options)}")
     n = options.num_points
-    _check_layout(dots, "dots", np.int8, (n,))
-    _check_layout(owner, "owner", np.int8, (n,))
-    _check_layout(scalars, "scalars", np.int32, (NUM_SCALARS,))
+    check_layout(dots, "dots", np.int8, (n,), StateError)
+    check_layout(owner, "owner", np.int8, (n,), StateError)
+    check_layout(scalars, "scalars", np.int32, (NUM_SCALARS,), StateError)
     for array, what in ((dots, "dots"), (owner, "owner")):
         bad = (array < 0) | (array > 2)
         if bad.any():

@@ -25,6 +25,7 @@ from dw_env.rules.moves import movable_piece_list, movable_pieces, piece_destina
 from dw_env.rules.territory import score as _score
 from dw_env.rules.territory import territory as _territory
 from dw_env.rules.turn import apply_action, end_request_legal
+from gamecore.arrays import check_layout
 
 KernelTables = tuple[NDArray[np.int32], ...]
 Workspace = tuple[NDArray[np.int32] | NDArray[np.int8], ...]
@@ -135,19 +136,6 @@ _ERRORS = {
 _ACTION_SYNTAX = "a Move or a (src, dst) pair of integer cell indices"
 
 
-def _array(value: Any, what: str, dtype: type[np.generic], shape: tuple[int, ...]) -> None:
-    """Raise StateError unless ``value`` is a writeable C-contiguous ``dtype`` array of ``shape``."""
-    if not isinstance(value, np.ndarray):
-        raise StateError(f"{what} must be a numpy array of {np.dtype(dtype).name} {shape}, got {brief(value)}")
-    if value.dtype != dtype or value.shape != shape:
-        raise StateError(
-            f"{what} must be an array of dtype {np.dtype(dtype).name} and shape {shape} for these options, "
-            f"got dtype {value.dtype} and shape {value.shape}"
-        )
-    if not value.flags.c_contiguous or not value.flags.writeable:
-        raise StateError(f"{what} must be a writeable C-contiguous array; np.array({what}, order='C') makes one")
-
-
 def _in_range(values: NDArray[Any], what: str, low: int, high: int) -> None:
     if values.size and (int(values.min()) < low or int(values.max()) > high):
         bad = values[(values < low) | (values > high)].flat[0]
@@ -166,9 +154,9 @@ def check_state(options: Any, board: Any, lands: Any, scalars: Any) -> Geometry:
         raise StateError(f"options must be a GameOptions, got {brief(options)}")
     g = build_geometry(options.land_radius, options.map_radius)
     c, n = g.num_cells, g.num_lands
-    _array(board, "board", np.int8, (c,))
-    _array(lands, "lands", np.int16, (lay.LAND_ROWS, n))
-    _array(scalars, "scalars", np.int32, (lay.NUM_SCALARS,))
+    check_layout(board, "board", np.int8, (c,), StateError)
+    check_layout(lands, "lands", np.int16, (lay.LAND_ROWS, n), StateError)
+    check_layout(scalars, "scalars", np.int32, (lay.NUM_SCALARS,), StateError)
     _in_range(board, "board", 0, lay.piece_code(NUM_PLAYERS - 1, lay.KNIGHT))
     _in_range(lands[lay.OWNER], "lands[OWNER]", lay.NO_OWNER, NUM_PLAYERS - 1)
     _in_range(lands[lay.HOLD : lay.FIRST], "lands[HOLD/LIB] counters", 0, 2**15 - 1)
@@ -399,7 +387,7 @@ class Game:
         if out is None:
             out = np.zeros(self.geometry.num_cells, dtype=np.int8)
         else:
-            _array(out, "out", np.int8, (self.geometry.num_cells,))
+            check_layout(out, "out", np.int8, (self.geometry.num_cells,), StateError)
         if self.over:
             out[:] = 0
         else:
