@@ -129,3 +129,24 @@ def notations(room: StoredRoom) -> list[str]:
     adapter = games.get(room.game)
     _, session = replay_room(adapter, room, ["random"] * len(room.seats), [])
     return [session.apply(move.action)["notation"] for move in room.moves]
+
+
+async def join(manager: Any, room: dict[str, Any], seat: int | None = 0, **fields: Any) -> tuple[Client, dict]:
+    """Connect a client to ``room`` in ``seat`` (None: a spectator) and return it with its welcome."""
+    client = Client(manager)
+    hello: dict[str, Any] = {"type": "hello", "room": room["room"], **fields}
+    if seat is not None:
+        hello["token"] = room["seats"][seat]["token"]
+    welcome = await client.ask(hello, "hello")
+    assert welcome["type"] == "welcome", welcome
+    return client, welcome
+
+
+class FakeClock:
+    """A wall clock the test moves by hand."""
+
+    def __init__(self, t: float = 1_800_000_000.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t

@@ -22,8 +22,7 @@ from play.records import RecordStore
 from play.rooms import RoomManager
 from play.storage import SCHEMA_VERSION, SqliteRoomStore
 from play.strategies import Catalogue
-from tests.play_storage_helpers import WAIT_S, create, room_body, stored_rooms
-from tests.test_play_presence import FakeClock
+from tests.play_storage_helpers import WAIT_S, FakeClock, create, room_body, stored_rooms
 
 
 def manager_at(db: Path, clock: FakeClock) -> RoomManager:

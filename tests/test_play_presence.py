@@ -9,38 +9,17 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 from play.records import RecordStore
 from play.rooms import RoomManager
 from play.storage import SqliteRoomStore
 from play.strategies import Catalogue
-from tests.play_storage_helpers import Client, create, room_body
-
-
-class FakeClock:
-    """A wall clock the test moves by hand."""
-
-    def __init__(self, t: float = 1_800_000_000.0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
+from tests.play_storage_helpers import FakeClock, create, join, room_body
 
 
 def manager_at(tmp_path: Path, clock: FakeClock) -> RoomManager:
     store = SqliteRoomStore(tmp_path / "rooms.sqlite3")
     return RoomManager(Catalogue([]), RecordStore(tmp_path / "r"), ai_workers=1, store=store, now=clock)
-
-
-async def join(manager: RoomManager, room: dict[str, Any], seat: int | None, **fields: Any) -> tuple[Client, dict]:
-    client = Client(manager)
-    hello: dict[str, Any] = {"type": "hello", "room": room["room"], **fields}
-    if seat is not None:
-        hello["token"] = room["seats"][seat]["token"]
-    welcome = await client.ask(hello, "hello")
-    assert welcome["type"] == "welcome", welcome
-    return client, welcome
 
 
 def test_three_players_one_leaves_the_other_two_see_her_away_since_then(tmp_path: Path) -> None:

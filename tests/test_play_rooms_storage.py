@@ -17,7 +17,7 @@ import pytest
 
 from play import storage
 from play.storage import SCHEMA_VERSION, SqliteRoomStore, StorageError, StoredMove, token_hash
-from tests.play_storage_helpers import Client, create, legal_input, manager_on, room_body, stored_rooms
+from tests.play_storage_helpers import Client, create, join, legal_input, manager_on, room_body, stored_rooms
 
 
 @pytest.fixture
@@ -27,16 +27,6 @@ def db(tmp_path: Path) -> Path:
 
 def run(coro: Any) -> Any:
     return asyncio.run(coro)
-
-
-async def join(manager: Any, room: dict[str, Any], seat: int | None = 0, **fields: Any) -> tuple[Client, dict]:
-    client = Client(manager)
-    hello: dict[str, Any] = {"type": "hello", "room": room["room"], **fields}
-    if seat is not None:
-        hello["token"] = room["seats"][seat]["token"]
-    welcome = await client.ask(hello, "hello")
-    assert welcome["type"] == "welcome", welcome
-    return client, welcome
 
 
 async def freeze(live: Any) -> dict[str, Any]:
