@@ -118,6 +118,18 @@ WORKERS = [
 ]
 
 
+def _assert_saved_after_sigterm(c: Command, run: Path) -> str:
+    """Check that a signalled ``dw train`` ended cleanly (143) with a resumable checkpoint and its policy, and
+    left no process; return its stderr."""
+    code, err = c.finish()
+    _assert_clean(code, err, 143)
+    assert "stopped by SIGTERM" in err
+    _assert_resumable(run)
+    assert (run / "policy.pt").exists()
+    assert leftovers(c.tag) == []
+    return err
+
+
 def test_group_sigterm_in_the_warm_start_writes_a_resumable_checkpoint(command: type[Command], tmp_path: Path) -> None:
     """Finding 1: `timeout` during the warm start gave BrokenProcessPool and a run folder no retry would take."""
     run = tmp_path / "run"
@@ -125,12 +137,8 @@ def test_group_sigterm_in_the_warm_start_writes_a_resumable_checkpoint(command: 
     c = command([*TRAIN, *warm])
     c.wait_for_workers(2)  # the demonstrations' pool is at work
     c.signal_group(signal.SIGTERM)
-    code, err = c.finish()
-    _assert_clean(code, err, 143)
-    assert "stopped by SIGTERM" in err and f"dw train --resume {run}" in err
-    _assert_resumable(run)
-    assert (run / "policy.pt").exists()
-    assert leftovers(c.tag) == []
+    err = _assert_saved_after_sigterm(c, run)
+    assert f"dw train --resume {run}" in err
 
 
 def test_group_sigterm_during_updates_lets_the_trainer_finish_and_save(command: type[Command], tmp_path: Path) -> None:
@@ -140,12 +148,7 @@ def test_group_sigterm_during_updates_lets_the_trainer_finish_and_save(command: 
     wait_for(lambda: (run / "checkpoint.pt").exists(), "the first checkpoint", c.alive)
     c.wait_for_workers(3)  # the update's worker and the two AIs' workers
     c.signal_group(signal.SIGTERM)
-    code, err = c.finish()
-    _assert_clean(code, err, 143)
-    assert "stopped by SIGTERM" in err
-    _assert_resumable(run)
-    assert (run / "policy.pt").exists()
-    assert leftovers(c.tag) == []
+    _assert_saved_after_sigterm(c, run)
 
 
 def test_workers_die_with_a_killed_trainer(command: type[Command], tmp_path: Path) -> None:
