@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dw_cli.commands.arguments import DEFAULT_GAME, add_game_argument, int_at_least, option_pairs
+from dw_cli.commands.arguments import DEFAULT_GAME, add_game_argument, int_at_least, option_pairs, seconds_limit
 
 #: upper bounds that catch typos before they schedule a billion games or fork a thousand processes
 MAX_GAMES = 1_000_000
@@ -24,16 +24,6 @@ MAX_SEED = 2**63 - 1
 #: import the engine (a test checks they agree)
 DEFAULT_OPENING_PLIES = 3
 MAX_OPENING_PLIES = 30
-
-
-def _seconds(text: str) -> float:
-    """Return ``--seat-time-limit``'s seconds; argparse's error naming the value and what is allowed."""
-    from policies.bounded import parse_limit
-
-    try:
-        return parse_limit(text, "the seat time limit")
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def register(subparsers: Any) -> None:
@@ -94,7 +84,7 @@ def register(subparsers: Any) -> None:
     )
     run.add_argument(
         "--seat-time-limit",
-        type=_seconds,
+        type=seconds_limit("the seat time limit"),
         default=60.0,
         metavar="SECONDS",
         help="the most seconds one seat decision may take (0 < S <= 600, default 60); a seat that overruns, "

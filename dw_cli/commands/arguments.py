@@ -22,6 +22,20 @@ def int_at_least(low: int, high: int | None = None) -> Callable[[str], int]:
     return parse
 
 
+def seconds_limit(name: str) -> Callable[[str], float]:
+    """Return an argparse ``type`` reading a decision time limit (:func:`policies.bounded.parse_limit`)."""
+
+    def parse(text: str) -> float:
+        from policies.bounded import parse_limit
+
+        try:
+            return parse_limit(text, name)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
 # ---- the game and its options -------------------------------------------------------------------------------
 #: the game ids ``--game`` accepts, repeated here so that ``dw --help`` imports no engine (a test checks
 #: they agree with policies.games.GAMES)

@@ -9,6 +9,8 @@ import webbrowser
 from pathlib import Path
 from typing import Any
 
+from dw_cli.commands.arguments import seconds_limit
+
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("play", help="play in the browser: a local game server with AI seats and invite links")
@@ -40,7 +42,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--ai-time-limit",
-        type=_seconds,
+        type=seconds_limit("the AI time limit"),
         default=5.0,
         metavar="SECONDS",
         help="the most seconds one AI decision may take (0 < S <= 600, default 5); an AI that overruns or fails "
@@ -48,16 +50,6 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--no-browser", action="store_true", help="do not open the browser")
     p.set_defaults(func=run)
-
-
-def _seconds(text: str) -> float:
-    """Return ``--ai-time-limit``'s seconds; argparse's error naming the value and what is allowed."""
-    from policies.bounded import parse_limit
-
-    try:
-        return parse_limit(text, "the AI time limit")
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
