@@ -64,6 +64,21 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE rooms ADD COLUMN clock INTEGER;
     ALTER TABLE rooms ADD COLUMN deadline REAL;
     """,
+    # room life (issue 44): the host's token hash, the rematch room, and the chat (one row per line, its event
+    # version as key so a resync can replay it)
+    """
+    ALTER TABLE rooms ADD COLUMN host_hash TEXT;
+    ALTER TABLE rooms ADD COLUMN rematch TEXT;
+    CREATE TABLE chat (
+        room TEXT NOT NULL REFERENCES rooms (id) ON DELETE CASCADE,
+        version INTEGER NOT NULL,
+        seat INTEGER,
+        name TEXT NOT NULL,
+        text TEXT NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (room, version)
+    ) WITHOUT ROWID;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 _INSERT_MOVE = "INSERT INTO moves (room, ply, seat, action, move_id, version, at) VALUES (?, ?, ?, ?, ?, ?, ?)"

@@ -135,6 +135,36 @@ def test_a_database_of_the_first_schema_migrates_and_its_rooms_have_no_clock(tmp
         )
         con.execute("PRAGMA user_version=1")
     store = SqliteRoomStore(db)
-    assert store.schema_version == SCHEMA_VERSION == 2
+    assert store.schema_version == SCHEMA_VERSION == 3
     (room,) = store.unfinished()
     assert (room.id, room.clock, room.deadline) == ("old", None, None)
+
+
+def test_a_database_of_the_second_schema_gains_the_chat_table_and_keeps_its_rooms(tmp_path: Path) -> None:
+    db = tmp_path / "rooms.sqlite3"
+    with sqlite3.connect(db) as con:
+        con.executescript(storage.MIGRATIONS[0] + storage.MIGRATIONS[1])
+        con.execute(
+            "INSERT INTO rooms (id, game, options, seats, ai_speed, seed, created, clock)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                "old",
+                "domain_wheel",
+                json.dumps({"land_radius": 1, "map_radius": 2}),
+                json.dumps([]),
+                "normal",
+                1,
+                0.0,
+                60,
+            ),
+        )
+        con.execute("PRAGMA user_version=2")
+    store = SqliteRoomStore(db)
+    assert store.schema_version == 3
+    (room,) = store.unfinished()
+    assert (room.id, room.clock) == ("old", 60)
+    store.close()
+    with sqlite3.connect(db) as con:
+        columns = {row[1] for row in con.execute("PRAGMA table_info(rooms)")}
+        assert {"host_hash", "rematch"} <= columns
+        assert con.execute("SELECT count(*) FROM chat").fetchone() == (0,)

@@ -106,7 +106,7 @@ def test_a_later_migration_steps_an_old_database_forward_keeping_its_rooms(
         await create(manager, room_body("haa"))
 
     run(scenario())
-    step = "ALTER TABLE rooms ADD COLUMN clocks TEXT; CREATE TABLE chat (room TEXT, line TEXT)"
+    step = "ALTER TABLE rooms ADD COLUMN clocks TEXT; CREATE TABLE notes (room TEXT, line TEXT)"
     monkeypatch.setattr(storage, "MIGRATIONS", (*storage.MIGRATIONS, step))
     monkeypatch.setattr(storage, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     store = SqliteRoomStore(db)
