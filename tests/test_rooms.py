@@ -21,6 +21,7 @@ FLOORS = {
     "dw_env": 0,
     "alveole_env": 0,
     "conquer_env": 0,
+    "frontera_env": 0,
     "policies": 1,
     "training": 2,
     "play": 2,
