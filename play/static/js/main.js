@@ -8,6 +8,7 @@
 
 import { initI18n, t, translate } from "./i18n.js";
 import * as api from "./api.js";
+import { rememberSeat } from "./my_seats.js";
 import { MenuScreen, invitePanel } from "./ui/menu.js";
 import { GameScreen } from "./ui/game.js";
 import { TutorialScreen } from "./ui/tutorial.js";
@@ -70,6 +71,7 @@ async function showGame(roomId, token, seat) {
     conn.close();
     return;
   }
+  if (conn.role === "player" && token) rememberSeat({ room: roomId, seat: conn.seat, token, game: conn.room?.game });
   const saved = JSON.parse(sessionStorage.getItem(`dw.room.${roomId}`) || "null");
   const invites = saved ? () => invitePanel(saved) : null;
   root.replaceChildren();
