@@ -8,6 +8,10 @@ The rules read only the lists (land, sea, regions, bonuses, card symbols); the g
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+from numpy.typing import NDArray
 
 #: card symbols, in the order of ``SYMBOLS[id mod 3]`` (M-8)
 SYMBOLS: tuple[str, ...] = ("galleon", "cannon", "balloon")
@@ -73,3 +77,24 @@ class FronteraMap:
     @property
     def win_threshold(self) -> int:
         return win_threshold(len(self.territories))
+
+    @property
+    def has_geometry(self) -> bool:
+        """Return whether the map carries cells and capitals (M-11 applies, renderers can draw it)."""
+        return self.grid_radius is not None
+
+    @cached_property
+    def edges(self) -> tuple[tuple[int, int], ...]:
+        """Return the directed edges (source, target), land and sea alike, sorted by (source, target) (spec 6.2)."""
+        return tuple((t.id, u) for t in self.territories for u in t.neighbours)
+
+    @cached_property
+    def adjacency(self) -> NDArray[np.bool_]:
+        """Return the read-only ``bool [N, N]`` matrix of neighbours, land and sea alike (1.2)."""
+        n = len(self.territories)
+        matrix = np.zeros((n, n), dtype=np.bool_)
+        if self.edges:
+            source, target = np.array(self.edges, dtype=np.int64).T
+            matrix[source, target] = True
+        matrix.flags.writeable = False
+        return matrix
