@@ -10,6 +10,7 @@ import copy
 import hashlib
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -376,3 +377,13 @@ def test_r2_1_a_game_needs_two_territories_per_player() -> None:
         with pytest.raises(MapError, match=r"R-1\.1: players: got .*; allowed: an integer 2\.\.6"):
             check_players(reference_map("small"), players)  # type: ignore[arg-type]
     check_players(reference_map("small"), 6)
+
+
+def test_docs_frontera_md_maps_example_runs() -> None:
+    """docs/FRONTERA.md's Maps example runs as written (its asserts are part of it)."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "FRONTERA.md").read_text(encoding="utf-8")
+    maps = doc[doc.index("## Maps") :]
+    block = maps[maps.index("```python\n") + 10 : maps.index("```\n", maps.index("```python\n") + 10)]
+    printed: list[str] = []
+    exec(compile(block, "FRONTERA.md", "exec"), {"print": printed.append})  # noqa: S102 - our own page
+    assert printed[0].startswith("Frontera small map CHICO-1") and "seat 3" in printed[0]
