@@ -387,3 +387,36 @@ def test_docs_frontera_md_maps_example_runs() -> None:
     printed: list[str] = []
     exec(compile(block, "FRONTERA.md", "exec"), {"print": printed.append})  # noqa: S102 - our own page
     assert printed[0].startswith("Frontera small map CHICO-1") and "seat 3" in printed[0]
+
+
+def _leaves(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Return the paths of every value inside a JSON value (containers included)."""
+    paths = [path]
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        paths += _leaves(item, (*path, key))
+    return paths
+
+
+def test_any_one_value_replaced_by_junk_is_a_map_error_or_a_valid_map(small_data: dict[str, Any]) -> None:
+    """Bad input of every kind: 300 seeded single-value replacements never escape as another exception."""
+    import random
+
+    rng = random.Random(47)
+    junk = [None, -1, 0, 10**30, "x", "", [], {}, 1.5, True, [[0, 0]], {"id": 0}]
+    refusals = 0
+    for data in (tiny(), small_data):
+        paths = _leaves(data)[1:]
+        for _ in range(150):
+            path = rng.choice(paths)
+            mutated = copy.deepcopy(data)
+            holder = mutated
+            for key in path[:-1]:
+                holder = holder[key]
+            holder[path[-1]] = rng.choice(junk)
+            try:
+                parse_map(json.dumps(mutated))
+            except MapError as error:
+                refusals += 1
+                assert error.rule and str(error).startswith(error.rule)
+    assert refusals > 250  # almost every replacement breaks some rule
