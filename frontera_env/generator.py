@@ -177,6 +177,7 @@ class _Attempt:
         n = len(self.grid.cells)
         self.region_of = [-1] * n  # cell -> region, -1 for water
         self.territory_of = [-1] * n  # cell -> territory, -1 for water
+        self.near = [0] * n  # cell -> bit set of the regions among its neighbours (G-4's availability)
 
     def run(self, code: str, attempt: int) -> FronteraMap:
         centres, sizes = self.place_centres()
@@ -226,9 +227,14 @@ class _Attempt:
 
     def available(self, cell: int, region: int) -> bool:
         """Return whether ``cell`` may join ``region``: interior, water, touching no other region (G-4)."""
-        if not self.grid.interior[cell] or self.region_of[cell] != -1:
-            return False
-        return all(self.region_of[c] in (-1, region) for c in self.grid.neighbours[cell])
+        touching = self.near[cell] & ~(1 << region)  # near[cell]: bit j set when a neighbour is region j's
+        return self.grid.interior[cell] and self.region_of[cell] == -1 and not touching
+
+    def claim(self, cell: int, region: int) -> None:
+        """Give ``cell`` to ``region`` and mark it as region ``region``'s neighbour for the cells around it."""
+        self.region_of[cell] = region
+        for n in self.grid.neighbours[cell]:
+            self.near[n] |= 1 << region
 
     def grow_regions(self, centres: list[int], sizes: list[int]) -> None:
         """Grow every region from its centre by sweeps of compact picks until none grows (G-4)."""
@@ -236,7 +242,7 @@ class _Attempt:
         count = [1] * len(centres)
         border: list[set[int]] = [set() for _ in centres]  # water cells next to each region
         for i, c in enumerate(centres):
-            self.region_of[c] = i
+            self.claim(c, i)
         for i, c in enumerate(centres):
             border[i].update(n for n in nbrs[c] if self.region_of[n] == -1)
         grew = True
@@ -249,7 +255,7 @@ class _Attempt:
                 if not frontier:
                     continue
                 cell = self.compact_pick(frontier, self.region_of, i)
-                self.region_of[cell] = i
+                self.claim(cell, i)
                 count[i] += 1
                 grew = True
                 for b in border:
@@ -280,29 +286,21 @@ class _Attempt:
     def grow_territories(self, region_cells: list[int], territories: list[int]) -> None:
         """Give a region's cells to its territories, the smallest one with room first (G-5)."""
         nbrs = self.grid.neighbours
-        count = {t: 1 for t in territories}
+        cells_of = {t: [c for c in region_cells if self.territory_of[c] == t] for t in territories}
         unassigned = len(region_cells) - len(territories)
         mine = set(region_cells)
         while unassigned:
-            for t in sorted(territories, key=lambda t: (count[t], t)):
-                frontier = sorted(
-                    {
-                        n
-                        for c in region_cells
-                        if self.territory_of[c] == t
-                        for n in nbrs[c]
-                        if n in mine and self.territory_of[n] == -1
-                    }
-                )
-                if frontier:
+            for t in sorted(territories, key=lambda t: (len(cells_of[t]), t)):
+                free = {n for c in cells_of[t] for n in nbrs[c] if n in mine and self.territory_of[n] == -1}
+                if free:
                     break
             else:  # pragma: no cover - a region grows connected, so some territory always has a frontier
                 raise _Failed
-            cell = self.compact_pick(frontier, self.territory_of, t)
+            cell = self.compact_pick(sorted(free), self.territory_of, t)
             self.territory_of[cell] = t
-            count[t] += 1
+            cells_of[t].append(cell)
             unassigned -= 1
-        if min(count.values()) < MIN_TERRITORY_CELLS:
+        if min(len(cells) for cells in cells_of.values()) < MIN_TERRITORY_CELLS:
             raise _Failed
 
     # G-6 ---------------------------------------------------------------------------------------------
