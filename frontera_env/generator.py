@@ -180,6 +180,7 @@ class _Attempt:
         self.near = [0] * n  # cell -> bit set of the regions among its neighbours (G-4's availability)
 
     def run(self, code: str, attempt: int) -> FronteraMap:
+        """Return the map of this attempt (G-2..G-10); _Failed when a check fails."""
         centres, sizes = self.place_centres()
         self.grow_regions(centres, sizes)
         seeds = self.split_territories(sizes)

@@ -152,6 +152,7 @@ def _string(value: Any, field: str, rule: str, shortest: int) -> str:
 
 
 def _list(value: Any, field: str, rule: str) -> list[Any]:
+    """Return ``value`` if it is a list; MapError naming ``field`` otherwise."""
     if not isinstance(value, list):
         raise MapError.at(rule, field, f"got {brief(value)}; allowed: a list")
     return value
@@ -163,6 +164,7 @@ def _ids(value: Any, field: str, rule: str) -> tuple[int, ...]:
 
 
 def _world_code(value: Any) -> str:
+    """Return the header's world code: empty (hand-made) or already normalised (G-1)."""
     if not isinstance(value, str) or (value and not CODE_PATTERN.fullmatch(value)):
         raise MapError.at(
             FORMAT, "world_code", f"got {brief(value)}; allowed: '' or a normalised code, 1-32 of A-Z, 0-9 and '-'"
@@ -171,6 +173,7 @@ def _world_code(value: Any) -> str:
 
 
 def _grid(value: Any) -> int:
+    """Return the grid radius of the optional ``grid`` object (geometry, spec 2.2)."""
     grid = _object(value, "grid", FORMAT, ("layout", "radius"))
     if grid["layout"] != LAYOUT:
         raise MapError.at(FORMAT, "grid.layout", f"got {brief(grid['layout'])}; allowed: {LAYOUT!r}")
@@ -178,12 +181,14 @@ def _grid(value: Any) -> int:
 
 
 def _cell(value: Any, field: str) -> tuple[int, int]:
+    """Return an axial cell ``[q, r]`` as a tuple; MapError naming ``field`` otherwise."""
     if not (isinstance(value, list) and len(value) == 2 and all(type(x) is int for x in value)):
         raise MapError.at("M-11", field, f"got {brief(value)}; allowed: an axial cell [q, r] of two integers")
     return value[0], value[1]
 
 
 def _region(value: Any, where: str) -> Region:
+    """Return one region read from its object at ``where`` (types only; M-x come later)."""
     obj = _object(value, where, "M-3", REGION_KEYS)
     return Region(
         id=_int(obj["id"], f"{where}.id", "M-1", 0),
@@ -194,6 +199,7 @@ def _region(value: Any, where: str) -> Region:
 
 
 def _territory(value: Any, where: str, geometry: bool) -> Territory:
+    """Return one territory read from its object at ``where``, its cells in canonical order."""
     optional = () if geometry else ("capital", "cells")
     obj = _object(value, where, "M-3", TERRITORY_KEYS, optional=optional)
     if not geometry and ("capital" in obj or "cells" in obj):
@@ -215,6 +221,7 @@ def _territory(value: Any, where: str, geometry: bool) -> Territory:
 
 
 def _sea_links(value: Any) -> tuple[tuple[int, int], ...]:
+    """Return the ``sea_links`` pairs (their agreement with the sea lists is M-10's)."""
     links = []
     for i, pair in enumerate(_list(value, "sea_links", "M-10")):
         if not (isinstance(pair, list) and len(pair) == 2):
@@ -225,6 +232,7 @@ def _sea_links(value: Any) -> tuple[tuple[int, int], ...]:
 
 # ------------------------------------------------------------------------------------------------ writing
 def _dump(value: Any) -> str:
+    """Return one JSON value with the canonical separators, non-ASCII written as UTF-8."""
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
@@ -251,6 +259,7 @@ def map_data(fmap: FronteraMap) -> dict[str, Any]:
 
 
 def _territory_data(t: Territory, geometry: bool) -> dict[str, Any]:
+    """Return one territory as its ``frontera-map/1`` object, geometry only with a grid."""
     data: dict[str, Any] = {
         "id": t.id,
         "name": t.name,
@@ -311,6 +320,7 @@ def check_players(fmap: FronteraMap, players: int) -> None:
 
 
 def _generated(fmap: FronteraMap) -> bool:
+    """Return whether the map says it came from ``frontera-gen/1`` (the stronger forms apply)."""
     return fmap.generator == GENERATOR
 
 

@@ -67,6 +67,7 @@ def check_width(width: object) -> int:
 
 @functools.lru_cache(maxsize=16)
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """Return a bold font of ``size`` pixels, pillow's own when no TrueType font is installed."""
     for name in ("DejaVuSans-Bold.ttf", "Arial Bold.ttf"):
         try:
             return ImageFont.truetype(name, size)
@@ -117,10 +118,12 @@ class _Layout:
     size: float
 
     def centre(self, cell: tuple[int, int]) -> tuple[float, float]:
+        """Return the pixel centre of an axial cell."""
         q, r = cell
         return self.width / 2 + self.size * _SQRT3 * (q + r / 2), self.width / 2 + self.size * 1.5 * r
 
     def corners(self, cell: tuple[int, int]) -> list[tuple[float, float]]:
+        """Return the six pixel corners of a cell, corner ``k`` at ``60k - 30`` degrees."""
         x, y = self.centre(cell)
         return [(x + self.size * _CORNER[k][0], y + self.size * _CORNER[k][1]) for k in range(6)]
 
@@ -143,6 +146,7 @@ def _draw_borders(draw: ImageDraw.ImageDraw, fmap: FronteraMap, layout: _Layout)
 
 
 def _capital(fmap: FronteraMap, t: int) -> tuple[int, int]:
+    """Return the cell where territory ``t``'s label goes: its capital, else its first cell."""
     capital = fmap.territories[t].capital
     return capital if capital is not None else fmap.territories[t].cells[0]
 
