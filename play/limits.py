@@ -34,11 +34,14 @@ class LimitSettings:
     #: websocket messages a client may send at once, then ``message_rate`` more per second
     message_burst: float = 200
     message_rate: float = 50.0
+    #: "Tus partidas" look-ups (POST /api/my-games) a client may make at once, then ``lookup_rate`` more per second
+    lookup_burst: float = 30
+    lookup_rate: float = 0.5
 
     @classmethod
     def off(cls) -> LimitSettings:
         """Return settings that never refuse (``dw bench play`` drives 100 rooms from one address)."""
-        return cls(math.inf, 0.0, math.inf, math.inf, math.inf)
+        return cls(math.inf, 0.0, math.inf, math.inf, math.inf, lookup_burst=math.inf, lookup_rate=math.inf)
 
 
 @dataclass
@@ -71,6 +74,7 @@ class ClientLimits:
     _rooms: dict[str, TokenBucket] = field(default_factory=dict)
     _messages: dict[str, TokenBucket] = field(default_factory=dict)
     _owned: dict[str, set[str]] = field(default_factory=dict)
+    _lookups: dict[str, TokenBucket] = field(default_factory=dict)
 
     def check_room(self, client: str, live_rooms: Collection[str]) -> None:
         """Spend one room creation of ``client``; InputError ``rate_limited`` naming when to retry otherwise.
@@ -104,6 +108,13 @@ class ClientLimits:
         _refuse_after(
             bucket.take(self.clock()), "messages", f"{s.message_burst:g} at once, then {s.message_rate:g} per s"
         )
+
+    def check_lookup(self, client: str) -> None:
+        """Spend one "Tus partidas" look-up of ``client``; InputError ``rate_limited`` saying when to retry else."""
+        s = self.settings
+        bucket = _bucket(self._lookups, client, s.lookup_burst, s.lookup_rate, self)
+        allowed = f"{s.lookup_burst:g} at once, then {s.lookup_rate:g} per s"
+        _refuse_after(bucket.take(self.clock()), "look-ups of your games", allowed)
 
 
 def _bucket(

@@ -196,6 +196,8 @@ class Room:
     #: seconds per turn (None: no clock) and the current turn's deadline (seconds since the epoch)
     clock: int | None = None
     deadline: float | None = None
+    #: when the game last moved (seconds since the epoch; its creation until then, or until a restart)
+    updated: float = field(default_factory=time.time)
     _state: JSON | None = None
 
     def connections(self) -> list[Connection]:
@@ -360,6 +362,7 @@ class RoomManager:
                 seat.policy = adapter.make_policy(strategy.spec, stored.seed + seat.index)
         options, session = replay_room(adapter, stored, record_players(seats))
         room = Room(stored.id, adapter, options, session, seats, stored.ai_speed, created=stored.created)
+        room.updated = stored.created
         room.setup, room.moves, room.version = stored, list(stored.moves), stored.version
         room.clock, room.deadline = stored.clock, stored.deadline
         if room.clock is not None and room.deadline is None:
@@ -701,7 +704,7 @@ class RoomManager:
                 room.replace_session(replay_room(room.adapter, room.setup, record_players(room.seats), room.moves)[1])
             raise InputError("storage_failed", "the server could not store this move, so it was not played") from None
         room.moves.append(move)
-        room.version, room.deadline = move.version, deadline
+        room.version, room.deadline, room.updated = move.version, deadline, self.now()
         self._clock_wake.set()
         event = {"version": move.version, "type": "move", "seat": seat, "ply": ply + 1, "entry": entry}
         room.events.append({**event, "timeout": True} if timeout else event)

@@ -34,6 +34,7 @@ from play import games, protocol
 from play.games import JSON, InputError
 from play.hosts import HostCheck
 from play.limits import ClientLimits, Clock, LimitSettings
+from play.my_games import MyGames, parse_request
 from play.records import RecordStore, default_records_dir
 from play.rooms import DEFAULT_IDLE_EXPIRY, DEFAULT_MAX_ROOMS, NAME_LENGTH, Connection, RoomManager
 from play.storage import MemoryRoomStore, SqliteRoomStore
@@ -152,6 +153,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         now=cfg.now,
     )
     limits = ClientLimits(cfg.limits, cfg.clock)
+    my_games = MyGames(manager)
     store_lock = threading.Lock()  # the store's caches and a replay cursor serve one worker thread at a time
 
     async def off_loop(work: Any, *args: Any) -> Any:
@@ -244,6 +246,13 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         return found.summary()
 
     @api
+    async def my_games_route(request: Request) -> JSON:
+        if not same_origin(request.headers):
+            raise InputError("bad_origin", f"requests from {brief(request.headers.get('origin'))} are not accepted")
+        limits.check_lookup(peer(request))
+        return await my_games.answer(parse_request(await read_json(request)))
+
+    @api
     async def tutorial(request: Request) -> JSON:
         data = games.get(request.query_params.get("game", games.DEFAULT_GAME)).tutorial()
         return {**data, "steps": [_light_step(s) for s in data["steps"]]}
@@ -331,6 +340,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Route("/api/layout", layout),
         Route("/api/rooms", rooms, methods=["GET", "POST"]),
         Route("/api/rooms/{room}", room),
+        Route("/api/my-games", my_games_route, methods=["POST"]),
         Route("/api/tutorial", tutorial),
         Route("/api/tutorial/{step}", tutorial_step),
         Route("/api/records", records),

@@ -127,6 +127,15 @@ class StoredRoom:
     deadline: float | None = None
 
 
+@dataclass
+class ClosedRoom:
+    """A room whose game is no longer played: ``over`` (finished) or ``expired``, when, and what it was."""
+
+    status: str
+    ended: float | None
+    room: StoredRoom
+
+
 class RoomStore(ABC):
     """Where rooms live between restarts; every method commits before it returns."""
 
@@ -154,6 +163,10 @@ class RoomStore(ABC):
     def unfinished(self) -> list[StoredRoom]:
         """Return every open room with its moves, oldest first."""
 
+    @abstractmethod
+    def closed_room(self, room_id: str) -> ClosedRoom | None:
+        """Return a finished or expired room with its moves ("Tus partidas" after a restart); None if none."""
+
     def close(self) -> None:  # noqa: B027 - stores without resources need not close
         """Release the store's resources."""
 
@@ -178,6 +191,9 @@ class MemoryRoomStore(RoomStore):
 
     def unfinished(self) -> list[StoredRoom]:
         return []
+
+    def closed_room(self, room_id: str) -> ClosedRoom | None:
+        return None
 
 
 class SqliteRoomStore(RoomStore):
@@ -318,6 +334,37 @@ class SqliteRoomStore(RoomStore):
             )
             for rid, game, options, position, seats, speed, seed, created, version, clock, deadline in rows
         ]
+
+    def closed_room(self, room_id: str) -> ClosedRoom | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT game, options, position, seats, ai_speed, seed, created, version, clock, status, ended"
+                " FROM rooms WHERE id = ? AND status != 'open'",
+                (room_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            moves = [
+                StoredMove(ply, seat, json.loads(action), move_id, version)
+                for ply, seat, action, move_id, version in self._db.execute(
+                    "SELECT ply, seat, action, move_id, version FROM moves WHERE room = ? ORDER BY ply", (room_id,)
+                )
+            ]
+        game, options, position, seats, speed, seed, created, version, clock, status, ended = row
+        room = StoredRoom(
+            room_id,
+            game,
+            json.loads(options),
+            None if position is None else json.loads(position),
+            json.loads(seats),
+            speed,
+            seed,
+            created,
+            version,
+            moves,
+            clock,
+        )
+        return ClosedRoom(status, ended, room)
 
     def counts(self) -> dict[str, int]:
         """Return how many rooms the database holds per status."""

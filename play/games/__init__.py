@@ -62,6 +62,11 @@ class GameSession(ABC):
     def over(self) -> bool:
         """Return True once the game has ended."""
 
+    @property
+    def winners(self) -> list[int]:
+        """Return the winning seats of a finished game (empty while it runs, and for a draw or a cut-off game)."""
+        return []
+
     @abstractmethod
     def view(self) -> JSON:
         """Return the JSON state view every client (players and spectators alike) receives."""

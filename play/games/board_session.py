@@ -70,6 +70,10 @@ class BoardSession(GameSession):
     def over(self) -> bool:
         return bool(self.game.over)
 
+    @property
+    def winners(self) -> list[int]:
+        return [int(w) for w in self.game.winners] if self.game.over else []
+
     def select(self, seat: int, message: Mapping[str, Any]) -> JSON:
         """Return what a selection of ``message["cell"]`` by the seat to act answers (the game's :meth:`_selection`)."""
         target = self._selected(message.get("cell"))

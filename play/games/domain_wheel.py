@@ -88,6 +88,10 @@ class DomainWheelSession(GameSession):
     def over(self) -> bool:
         return self.game.over
 
+    @property
+    def winners(self) -> list[int]:
+        return [int(w) for w in self.game.winners] if self.game.over else []
+
     def view(self) -> JSON:
         return self.viewer.view(self.game, self.last, list(self.log))
 
