@@ -8,8 +8,9 @@ loaded) or ``bad_token`` (the token does not open that seat). A wrong token lear
 Every entry takes the same path whatever it names: its token is hashed and compared with
 :func:`hmac.compare_digest` against the seat's stored hash, or against a hash no token has when the room or
 seat does not exist. A room that is no longer in memory but finished in the database (a restart, or expiry
-after its end) is answered from the database: its moves are replayed once, off the event loop, and the facts
-kept in a small cache (a finished game never changes).
+after its end) is answered from the database and its facts kept in a small cache (a finished game never
+changes); its result costs a replay of its moves, done once, off the event loop, for the first token that
+opens one of its seats (so guessed tokens cannot make the server replay games).
 """
 
 from __future__ import annotations
@@ -98,7 +99,12 @@ class MyGames:
         for query in queries:
             room = self.manager.rooms.get(query.room)
             facts = room_facts(room) if room is not None else await self._closed_facts(query.room)
-            out.append(seat_entry(facts, query))
+            entry = seat_entry(facts, query)
+            if facts is not None and facts["winner"] is None and "error" not in entry:
+                # a finished stored room's result costs a replay: paid once, and only for a token that opens a seat
+                facts["winner"] = await asyncio.to_thread(self._replayed_winners, query.room)
+                entry = seat_entry(facts, query)
+            out.append(entry)
         return {"games": out}
 
     async def _closed_facts(self, room_id: str) -> JSON | None:
@@ -120,6 +126,13 @@ class MyGames:
             return closed_facts(closed)
         except Exception:  # noqa: BLE001 - a room this server cannot read any more is, for its players, gone
             return None
+
+    def _replayed_winners(self, room_id: str) -> list[int]:
+        try:
+            closed = self.manager.store.closed_room(room_id)
+            return [] if closed is None else replayed_winners(closed)
+        except Exception:  # noqa: BLE001 - a game that no longer replays shows no winner rather than failing
+            return []
 
 
 def room_facts(room: Room) -> JSON:
@@ -144,11 +157,9 @@ def room_facts(room: Room) -> JSON:
 
 
 def closed_facts(closed: ClosedRoom) -> JSON:
-    """Return a finished stored room's facts, its moves replayed for the result (nobody is connected to it)."""
+    """Return a finished stored room's facts; ``winner`` None until :func:`replayed_winners` is asked for it."""
     stored = closed.room
     adapter = games.get(stored.game)
-    players = [f"human:{s.get('name')}" for s in stored.seats]
-    _, session = replay_room(adapter, stored, players)
     return {
         "room": stored.id,
         "game": adapter.game_id,
@@ -158,9 +169,9 @@ def closed_facts(closed: ClosedRoom) -> JSON:
         "deadline": None,
         "clock": stored.clock,
         "over": True,
-        "winner": session.winners,
+        "winner": None,
         "updated": closed.ended if closed.ended is not None else stored.created,
-        "ply": session.ply,
+        "ply": len(stored.moves),
         "version": stored.version,
         # nobody is connected to a room that is not loaded: its humans are away, its AIs (as always) here
         "seats": [
@@ -169,6 +180,14 @@ def closed_facts(closed: ClosedRoom) -> JSON:
         ],
         "hashes": [s.get("token_hash") for s in stored.seats],
     }
+
+
+def replayed_winners(closed: ClosedRoom) -> list[int]:
+    """Return the winning seats of a finished stored room, replaying its moves through its game."""
+    stored = closed.room
+    players = [f"human:{s.get('name')}" for s in stored.seats]
+    _, session = replay_room(games.get(stored.game), stored, players)
+    return session.winners
 
 
 def seat_entry(facts: JSON | None, query: SeatQuery) -> JSON:

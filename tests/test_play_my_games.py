@@ -168,7 +168,7 @@ def test_issue44_5_every_entry_takes_the_same_timing_safe_comparison(
 
 
 def test_issue44_5_a_finished_room_is_answered_from_the_database_after_a_restart(
-    tmp_path: Path, clock: FakeClock
+    tmp_path: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with app_on(tmp_path, clock) as first:
         room = new_room(first, "conquer", ("Ana", "Bruno"))
@@ -179,9 +179,21 @@ def test_issue44_5_a_finished_room_is_answered_from_the_database_after_a_restart
         assert live.session.over
         before = ask(first, room, (0, None), (1, None))
         winners = live.session.winners
+    replays: list[str] = []
+    real_replay = my_games.replay_room
+
+    def counted(adapter: Any, stored: Any, *args: Any) -> Any:
+        replays.append(stored.id)
+        return real_replay(adapter, stored, *args)
+
+    monkeypatch.setattr(my_games, "replay_room", counted)
     with app_on(tmp_path, clock) as second:
         assert room["room"] not in second.app.state.manager.rooms
+        assert ask(second, room, (0, "guess")) == [{"room": room["room"], "seat": 0, "error": "bad_token"}]
+        assert replays == []  # a guessed token makes the server replay nothing
         after = ask(second, room, (0, None), (1, None), (0, room["seats"][1]["token"]))
+        assert ask(second, room, (1, None)) == [after[1]]
+        assert replays == [room["room"]]  # once, then kept
     for was, now in zip(before, after, strict=False):
         assert now["over"] is True and now["status"] == "over" and now["your_turn"] is False and now["turn"] is None
         assert now["winner"] == was["winner"] == winners and now["ply"] == was["ply"] == 3
