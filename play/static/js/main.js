@@ -16,7 +16,9 @@ import { ReplayScreen } from "./ui/replay.js";
 import { el } from "./ui/hud.js";
 import { AlveoleMenuScreen, AlveoleScreen } from "./ui/alveole.js";
 import { ConquerMenuScreen, ConquerScreen } from "./ui/conquer.js";
+import { stopWatching, watchTurns } from "./ui/my_games.js";
 
+const TITLE = "Domain Wheel";
 const app = document.getElementById("app");
 let screen = null;
 let view = null;
@@ -106,6 +108,9 @@ async function showGame(roomId, token, seat) {
 
 async function route() {
   const q = hashParams();
+  // your turns elsewhere are watched from the menus and the games, not the tutorial or the replays
+  if (q.has("tutorial") || q.has("replays") || q.has("replay")) stopWatching(TITLE);
+  else watchTurns(q.get("room"), TITLE);
   if (q.get("room")) return showGame(q.get("room"), q.get("token"), q.get("seat"));
   const root = clear();
   if (q.has("tutorial")) {
@@ -138,5 +143,5 @@ window.addEventListener("popstate", route);
 window.addEventListener("hashchange", route);
 await initI18n();
 translate(document);
-document.title = "Domain Wheel";
+document.title = TITLE;
 route();

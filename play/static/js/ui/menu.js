@@ -7,6 +7,7 @@ import * as api from "../api.js";
 import { el } from "./hud.js";
 import { bigButton, menuPage } from "./screen_parts.js";
 import { clockSelect } from "./presence.js";
+import { myGamesSection } from "./my_games.js";
 
 const SEAT_KEYS = ["blue", "green", "red"];
 const DEFAULT_SEATS = ["human", "balanced", "balanced"];
@@ -80,6 +81,10 @@ export class MenuScreen {
     this.hooks = hooks;
     this.menu = null;
     this.strategies = [];
+  }
+
+  destroy() {
+    this.mine?.stop();
   }
 
   async show() {
@@ -181,6 +186,8 @@ export class MenuScreen {
           optionInputs.land_radius[1].value = n;
           optionInputs.map_radius[1].value = R;
         } }, t(key))));
+    this.mine?.stop();
+    this.mine = myGamesSection();
     this.root.replaceChildren(menuPage("menu", "Domain Wheel", t("menu.tagline"), [
       bigButton("play", t("menu.play"), start, true),
       bigButton("tutorial", t("menu.tutorial"), () => this.hooks.onTutorial()),
@@ -188,6 +195,7 @@ export class MenuScreen {
       this.hooks.onAlveole ? bigButton("menu-alveole", t("menu.alveole"), () => this.hooks.onAlveole()) : null,
       this.hooks.onConquer ? bigButton("menu-conquer", t("menu.conquer"), () => this.hooks.onConquer()) : null],
       errorEl,
+      this.mine.section,
       el("section", { class: "panel" }, el("h2", { text: t("menu.players") }), ...seats.map((s) => s.row),
         el("p", { class: "muted", text: t("menu.online_hint") })),
       el("section", { class: "panel" }, el("h2", { text: t("menu.options") }), presets,
