@@ -89,13 +89,29 @@ const watch = { room: null, baseTitle: null, stop: null, known: null, games: [] 
 
 /** Whether the user asked to be told (the menu's toggle) and the browser allows it. */
 export function notifying() {
-  return localStorage.getItem(NOTIFY_KEY) === "1" && typeof Notification !== "undefined"
-    && Notification.permission === "granted";
+  return readSetting(NOTIFY_KEY) === "1" && typeof Notification !== "undefined" && Notification.permission === "granted";
+}
+
+// storage may be disabled (private modes): then nothing is remembered, and nothing fails
+function readSetting(key) {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function writeSetting(key, value) {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    /* not remembered */
+  }
 }
 
 function notified() {
   try {
-    const list = JSON.parse(localStorage.getItem(NOTIFIED_KEY) || "[]");
+    const list = JSON.parse(readSetting(NOTIFIED_KEY) || "[]");
     return Array.isArray(list) ? list : [];
   } catch {
     return [];
@@ -103,11 +119,7 @@ function notified() {
 }
 
 function markNotified(key) {
-  try {
-    localStorage.setItem(NOTIFIED_KEY, JSON.stringify([...notified().filter((k) => k !== key), key].slice(-NOTIFIED_MAX)));
-  } catch {
-    /* not remembered: at worst one more notification */
-  }
+  writeSetting(NOTIFIED_KEY, JSON.stringify([...notified().filter((k) => k !== key), key].slice(-NOTIFIED_MAX)));
 }
 
 /** The games waiting for your move that you are not looking at: other games, and this one while the tab is hidden. */
@@ -178,12 +190,12 @@ function notifyToggle() {
   box.addEventListener("change", async () => {
     note.textContent = "";
     if (!box.checked) {
-      localStorage.setItem(NOTIFY_KEY, "0");
+      writeSetting(NOTIFY_KEY, "0");
       return;
     }
     // asked only here, on the user's click: never when a page loads
     const answer = typeof Notification === "undefined" ? "unsupported" : await Notification.requestPermission();
-    localStorage.setItem(NOTIFY_KEY, answer === "granted" ? "1" : "0");
+    writeSetting(NOTIFY_KEY, answer === "granted" ? "1" : "0");
     box.checked = answer === "granted";
     if (answer !== "granted") note.textContent = t(answer === "unsupported" ? "mine.notify_unsupported" : "mine.notify_denied");
   });
