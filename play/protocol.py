@@ -34,6 +34,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "end_request": ((), ("ply", "move_id")),
     "input": (("action",), ("from", "to", "ply", "cell", "move_id")),
     "set_speed": (("speed",), ()),
+    "chat": (("text",), ()),
     "sync": ((), ()),
     "ping": ((), ()),
 }

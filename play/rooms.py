@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from play import ai_seat, games, protocol
+from play.chat import CHAT_MEMORY, ChatLimits, say
 from play.games import DEFAULT_GAME, JSON, GameAdapter, GameSession, InputError
 from play.records import RecordStore
 from play.storage import MemoryRoomStore, RoomStore, StorageError, StoredMove, StoredRoom, token_hash
@@ -69,6 +70,8 @@ class Connection:
         self._dead = False
         self.room: Room | None = None
         self.seat: int | None = None
+        #: the client's address (the server sets it): the key of its per-client chat limit
+        self.client: str | None = None
 
     @property
     def closed(self) -> bool:
@@ -198,6 +201,8 @@ class Room:
     deadline: float | None = None
     #: when the game last moved (seconds since the epoch; its creation until then, or until a restart)
     updated: float = field(default_factory=time.time)
+    #: the last chat lines, as their events (play/chat.py); sent in every welcome
+    chat: deque[JSON] = field(default_factory=lambda: deque(maxlen=CHAT_MEMORY))
     _state: JSON | None = None
 
     def connections(self) -> list[Connection]:
@@ -279,6 +284,7 @@ class RoomManager:
         self.store = store if store is not None else MemoryRoomStore()
         #: the turn clocks' time (seconds since the epoch); tests inject a clock they move themselves
         self.now = now
+        self.chat_limits = ChatLimits(now)
         self._clock_wake = asyncio.Event()
         self._clocks: asyncio.Task[None] | None = None
         #: changes at every start: a client that sees another one knows the server restarted
@@ -365,6 +371,7 @@ class RoomManager:
         room.updated = stored.created
         room.setup, room.moves, room.version = stored, list(stored.moves), stored.version
         room.clock, room.deadline = stored.clock, stored.deadline
+        room.chat.extend(self.store.chat_lines(room.id, CHAT_MEMORY))
         if room.clock is not None and room.deadline is None:
             room.deadline = self.now() + room.clock
         for seat in room.seats:
@@ -566,6 +573,9 @@ class RoomManager:
             )
         if seat is None:
             raise InputError("spectator", "spectators watch only; an invite link with a seat token is needed to play")
+        if message.type == "chat":
+            await say(self, room, conn, seat, message)
+            return
         if message.type == "set_speed":
             await self._set_speed(room, message.fields["speed"])
             return
@@ -620,6 +630,7 @@ class RoomManager:
             "layout": room.adapter.layout(room.options),
             "state": room.state(),
             "server": self.boot_id,
+            "chat": list(room.chat),
             **_resync(room, message.fields.get("version")),
         }
         await conn.send(_with_re(welcome, message.id))

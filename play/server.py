@@ -297,7 +297,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             await ws.close(code)
 
         conn = Connection(ws.send_text, close)
-        client = peer(ws)
+        client = conn.client = peer(ws)
         try:
             while not conn.closed:
                 message = await ws.receive()

@@ -10,7 +10,7 @@ anyone is told of it, so a server killed at any moment restarts with every move 
 SQLite's advice for WAL) a commit is in the database's log before it returns: a killed server loses nothing,
 a power cut may lose the last commits; ``FULL`` also waits for the disk (slower: ``dw bench play``).
 The schema's version is SQLite's ``user_version``; :data:`MIGRATIONS` lists the steps from version 0 (an
-empty file) to the newest, each applied once in its own transaction, so a later version (chat) adds
+empty file) to the newest, each applied once in its own transaction, so a later version adds
 a step and old databases follow. A database written by a newer program is refused rather than guessed at.
 :class:`MemoryRoomStore` keeps nothing (tests, benchmarks' in-memory figure). A server database later means
 one more implementation.
@@ -82,6 +82,13 @@ MIGRATIONS: tuple[str, ...] = (
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 _INSERT_MOVE = "INSERT INTO moves (room, ply, seat, action, move_id, version, at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+_INSERT_CHAT = "INSERT INTO chat (room, version, seat, name, text, at) VALUES (?, ?, ?, ?, ?, ?)"
+_SET_VERSION = "UPDATE rooms SET version = ? WHERE id = ?"
+#: deletes a room's chat lines older than its last ``keep`` (the chat table is bounded per room)
+_TRIM_CHAT = (
+    "DELETE FROM chat WHERE room = ? AND version <"
+    " (SELECT MIN(version) FROM (SELECT version FROM chat WHERE room = ? ORDER BY version DESC LIMIT ?))"
+)
 #: a stored room's status: still played, finished (its record saved) or closed unfinished (expired)
 STATUSES = ("open", "over", "expired")
 
@@ -156,6 +163,15 @@ class RoomStore(ABC):
         """Store a room's new AI speed and version."""
 
     @abstractmethod
+    def add_chat(self, room_id: str, line: dict[str, Any], keep: int) -> None:
+        """Store a chat line (``version``, ``seat``, ``name``, ``text``, ``at``) as the room's new version, in one
+        commit, keeping the room's last ``keep`` lines."""
+
+    @abstractmethod
+    def chat_lines(self, room_id: str, limit: int) -> list[dict[str, Any]]:
+        """Return a room's last ``limit`` chat lines, oldest first, as chat events (``type`` ``"chat"``)."""
+
+    @abstractmethod
     def finish(self, room_id: str, status: str, record_id: str | None = None) -> None:
         """Mark a room ``over`` (with its record id) or ``expired``: it is not loaded again."""
 
@@ -185,6 +201,12 @@ class MemoryRoomStore(RoomStore):
 
     def set_speed(self, room_id: str, speed: str, version: int) -> None:
         pass
+
+    def add_chat(self, room_id: str, line: dict[str, Any], keep: int) -> None:
+        pass
+
+    def chat_lines(self, room_id: str, limit: int) -> list[dict[str, Any]]:
+        return []
 
     def finish(self, room_id: str, status: str, record_id: str | None = None) -> None:
         pass
@@ -296,6 +318,29 @@ class SqliteRoomStore(RoomStore):
 
     def set_speed(self, room_id: str, speed: str, version: int) -> None:
         self._write("UPDATE rooms SET ai_speed = ?, version = ? WHERE id = ?", (speed, version, room_id))
+
+    def add_chat(self, room_id: str, line: dict[str, Any], keep: int) -> None:
+        row = (room_id, line["version"], line["seat"], line["name"], line["text"], line["at"])
+        with self._lock:
+            try:
+                with self._db:
+                    self._db.execute(_INSERT_CHAT, row)
+                    if self._db.execute(_SET_VERSION, (line["version"], room_id)).rowcount != 1:
+                        raise sqlite3.IntegrityError(f"no stored room {brief(room_id)}")
+                    self._db.execute(_TRIM_CHAT, (room_id, room_id, keep))
+            except sqlite3.Error as exc:
+                raise StorageError(f"room database {self.path}: could not store a chat line ({exc})") from None
+
+    def chat_lines(self, room_id: str, limit: int) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT version, seat, name, text, at FROM chat WHERE room = ? ORDER BY version DESC LIMIT ?",
+                (room_id, limit),
+            ).fetchall()
+        return [
+            {"version": v, "type": "chat", "seat": seat, "name": name, "text": text, "at": at}
+            for v, seat, name, text, at in reversed(rows)
+        ]
 
     def finish(self, room_id: str, status: str, record_id: str | None = None) -> None:
         if status not in STATUSES[1:]:
