@@ -140,6 +140,9 @@ export async function createRoom({ options, players, ai_speed = "normal", game =
   return res;
 }
 
+/** The chat lines a room sends in its welcome and a page keeps (docs/PLAY.md, "Chat"). */
+export const CHAT_MEMORY = 200;
+
 /** A fresh client move id: a move resent after a dropped connection carries the same one (applied at most once). */
 function moveId() {
   return globalThis.crypto?.randomUUID?.() || `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
@@ -147,8 +150,10 @@ function moveId() {
 
 /**
  * Join a room over the websocket (hello -> welcome). Resolves to a connection once welcomed:
- * {seat, role, room, layout, view, players, speed, select(qr), act(input), setSpeed(s), onView(fn), onError(fn),
- *  onStatus(fn), onRoom(fn), close()}. A dropped socket reconnects and says hello again with the room's event version
+ * {seat, role, room, layout, view, players, speed, chat, select(qr), act(input), setSpeed(s), say(text), onView(fn),
+ *  onError(fn), onStatus(fn), onRoom(fn), onChat(fn), close()}. `chat` is the room's last chat lines (the welcome's,
+ *  then every `chat` message; at most CHAT_MEMORY); say(text) resolves to the line once the room has it, or rejects
+ *  with the refusal (an ApiError with its code). A dropped socket reconnects and says hello again with the room's event version
  * it holds (the token resumes the seat; the welcome's state is the truth); an input whose answer was lost is resent
  * with its move id. onStatus(fn) gets (state, detail): "open", "reconnecting" ({seconds}), "restored" (the server
  * restarted and the game was restored), "gone" (the room no longer exists), "replaced" (the seat was opened in another
@@ -158,7 +163,8 @@ export function joinRoom(roomId, token = null, seat = null) {
   return new Promise((resolve, reject) => {
     let nextId = 1;
     const pending = new Map();
-    const handlers = { view: [], error: [], status: [], room: [] };
+    const saying = new Map(); // chat lines sent, by message id, until the room has them or refuses them
+    const handlers = { view: [], error: [], status: [], room: [], chat: [] };
     const emit = (kind, arg, detail) => handlers[kind].forEach((fn) => fn(arg, detail));
     let welcomed = false;
     let version = null; // the room's event version this page holds
@@ -172,6 +178,7 @@ export function joinRoom(roomId, token = null, seat = null) {
       view: null,
       players: [],
       speed: "normal",
+      chat: [],
       select(qr) {
         return new Promise((res, rej) => {
           const id = nextId++;
@@ -187,10 +194,18 @@ export function joinRoom(roomId, token = null, seat = null) {
       setSpeed(speed) {
         sock.send({ type: "set_speed", speed, id: nextId++ });
       },
+      say(text) {
+        return new Promise((res, rej) => {
+          const id = nextId++;
+          saying.set(id, { res, rej });
+          sock.send({ type: "chat", text, id });
+        });
+      },
       onView: (fn) => handlers.view.push(fn),
       onError: (fn) => handlers.error.push(fn),
       onStatus: (fn) => handlers.status.push(fn),
       onRoom: (fn) => handlers.room.push(fn),
+      onChat: (fn) => handlers.chat.push(fn),
       close: () => sock.close(),
     };
     const setRoom = (summary) => {
@@ -228,6 +243,7 @@ export function joinRoom(roomId, token = null, seat = null) {
           conn.layout = msg.layout;
           conn.view = msg.state;
           version = msg.version ?? null;
+          conn.chat = (msg.chat || []).slice(-CHAT_MEMORY); // the room's own list: the truth after any gap
           setRoom(msg.room);
           const restarted = serverId !== null && msg.server !== serverId;
           serverId = msg.server ?? null;
@@ -237,6 +253,10 @@ export function joinRoom(roomId, token = null, seat = null) {
             return;
           }
           emit("view", msg.state);
+          // a line sent before the connection dropped may or may not have been said: the welcome's list tells
+          for (const { rej } of saying.values()) rej(new ApiError(0, { code: "connection_lost", message: "connection lost" }));
+          saying.clear();
+          emit("chat", null);
           emit("status", restarted ? "restored" : "open");
           if (unanswered) {
             unanswered = { ...unanswered, id: nextId++ }; // the same move id: the server applies it at most once
@@ -251,7 +271,16 @@ export function joinRoom(roomId, token = null, seat = null) {
           setRoom(msg.room);
           emit("view", msg.state);
         } else if (msg.type === "room") setRoom(msg.room);
-        else if (msg.type === "destinations") {
+        else if (msg.type === "chat") {
+          const { re, ...line } = msg;
+          if (!conn.chat.length || line.version > conn.chat[conn.chat.length - 1].version) {
+            conn.chat = [...conn.chat, line].slice(-CHAT_MEMORY);
+            if (version !== null && line.version > version) version = line.version;
+            emit("chat", line);
+          }
+          saying.get(re)?.res(line);
+          saying.delete(re);
+        } else if (msg.type === "destinations") {
           pending.get(msg.re)?.res(msg);
           pending.delete(msg.re);
         } else if (msg.type === "error") {
@@ -262,7 +291,10 @@ export function joinRoom(roomId, token = null, seat = null) {
             emit("status", "gone");
             return;
           }
-          if (pending.has(msg.re)) {
+          if (saying.has(msg.re)) {
+            saying.get(msg.re).rej(new ApiError(400, msg));
+            saying.delete(msg.re);
+          } else if (pending.has(msg.re)) {
             pending.get(msg.re).rej(new ApiError(400, msg));
             pending.delete(msg.re);
           } else if (!welcomed) {

@@ -12,6 +12,7 @@ import * as api from "../api.js";
 import { el } from "./hud.js";
 import { showConnection } from "./connection.js";
 import { clockSelect, disableInputs, seatStatus, tickClocks } from "./presence.js";
+import { ChatPanel } from "./chat.js";
 import { bigButton, menuPage, RecordViews, replayControls, replayKey, speedSelect } from "./screen_parts.js";
 
 /** Load a game's stylesheet (css/GAME.css) once: the page's index.html lists Domain Wheel's only. */
@@ -203,6 +204,9 @@ export class BoardGameScreen {
     const leave = el("button", { type: "button", "data-testid": "leave", onclick: () => this.opts.onExit?.() }, t("game.leave"));
     const speedSel = speedSelect({ "data-testid": "ai-speed", onchange: (ev) => this.opts.conn.setSpeed(ev.target.value) },
       this.opts.speed);
+    this.chat = new ChatPanel(this.opts.conn, { canWrite: this.seat !== null,
+      swatch: (p) => el("span", { class: `${this.spec.stone} p${p}`, "aria-hidden": "true" }) });
+    this.chat.el.classList.add("panel");
     this.screenEl = el("div", { class: `${game}-screen game-screen`, "data-testid": "game-screen", "data-game": game },
       this.boardEl,
       el("aside", { class: `${game}-side` },
@@ -211,7 +215,8 @@ export class BoardGameScreen {
         el("div", { class: "row" }, ...this.controls(),
           el("label", { class: "inline" }, el("span", { text: t("game.ai_speed") }), speedSel),
           leave, langSwitch(), this.statusEl),
-        el("section", { class: "panel" }, el("h2", { text: t("game.log") }), this.logEl)),
+        el("section", { class: "panel" }, el("h2", { text: t("game.log") }), this.logEl),
+        this.chat.el),
       this.overEl);
     this.root.replaceChildren(this.screenEl);
   }

@@ -8,6 +8,7 @@ import { el, renderBanner, renderCards, renderLandDetails, renderLog, resultText
 import { helpPanel } from "./help.js";
 import { showConnection } from "./connection.js";
 import { disableInputs, seatStatus, tickClocks } from "./presence.js";
+import { ChatPanel } from "./chat.js";
 
 export const SPEEDS = ["normal", "fast", "instant"];
 
@@ -83,6 +84,14 @@ export class GameScreen {
     const help = button("help-button", "game.help_short", () => this.toggleHelp(), { "data-i18n-aria": "game.help",
       "aria-label": t("game.help"), title: "? / H" });
     const menu = button("menu-button", "game.menu", () => this.toggleMenu(), { title: "Esc" });
+    // the move log and the chat share one column; on a narrow screen it opens over the board from this button
+    this.chat = new ChatPanel(this.opts.conn, { canWrite: !spectator,
+      swatch: (p) => el("span", { class: `swatch p${p}`, "aria-hidden": "true" }) });
+    this.logPanel = el("div", { class: "log-panel panel", "data-testid": "log-panel" },
+      el("h2", { "data-i18n": "game.log" }, t("game.log")), this.logEl, this.chat.el);
+    const chatToggle = button("chat-toggle", "chat.title", () => this._toggleChat(), { class: "chat-toggle",
+      "aria-expanded": "false" });
+    this.opts.conn.onChat((line) => line && !this.logPanel.classList.contains("open") && chatToggle.classList.add("unread"));
     this.statusEl = el("span", { class: "conn", "data-testid": "conn-status" });
     const watching = spectator
       ? el("strong", { class: "watching", "data-testid": "spectating", "data-i18n": "game.spectating" }, t("game.spectating"))
@@ -91,7 +100,7 @@ export class GameScreen {
       watching, this.passBtn, this.endBtn,
       el("label", { class: "inline" }, el("span", { "data-i18n": "game.ai_speed" }, t("game.ai_speed")), this.speedSel),
       el("label", { class: "inline" }, this.followBox, el("span", { "data-i18n": "game.follow" }, t("game.follow"))),
-      zoomOut, zoomIn, overview, king, help, menu, langSwitch(), this.statusEl);
+      zoomOut, zoomIn, overview, king, help, chatToggle, menu, langSwitch(), this.statusEl);
     this.helpEl = helpPanel(() => this.toggleHelp(false));
     this.helpEl.hidden = true;
     this.menuEl = this._pauseMenu();
@@ -99,8 +108,7 @@ export class GameScreen {
     this.overEl = el("div", { class: "overlay over-box", "data-testid": "game-over-panel", hidden: true });
     this.root.replaceChildren(el("div", { class: "game-screen", "data-testid": "game-screen" },
       this.boardEl,
-      el("div", { class: "hud-top" }, this.cardsEl, this.bannerEl,
-        el("div", { class: "log-panel panel" }, el("h2", { "data-i18n": "game.log" }, t("game.log")), this.logEl)),
+      el("div", { class: "hud-top" }, this.cardsEl, this.bannerEl, this.logPanel),
       this.detailsEl, toolbar, this.helpEl, this.menuEl, this.overEl));
   }
 
@@ -113,6 +121,15 @@ export class GameScreen {
         el("div", { class: "row" },
           button("resume", "game.resume", () => this.toggleMenu(false), { class: "primary" }),
           button("leave", "game.leave", () => this.opts.onExit?.()))));
+  }
+
+  /** Open or close the log-and-chat column over the board (narrow screens, where it is hidden by default). */
+  _toggleChat(show = !this.logPanel.classList.contains("open")) {
+    this.logPanel.classList.toggle("open", show);
+    const toggle = this.root.querySelector("[data-testid=chat-toggle]");
+    toggle.setAttribute("aria-expanded", String(show));
+    toggle.classList.remove("unread");
+    if (show) this.chat.input?.focus();
   }
 
   _status(s, detail) {
