@@ -273,3 +273,35 @@ def test_rule_44_6_the_room_remembers_and_welcomes_with_its_last_200_lines(tmp_p
         assert [line["text"] for line in welcome["chat"]] == [f"n{n}" for n in range(5, chat.CHAT_MEMORY + 5)]
 
     asyncio.run(scenario())
+
+
+def test_rule_44_6_the_server_keys_the_chat_limit_by_the_clients_address(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from play.server import ServerConfig, create_app
+
+    def said(ws: Any, text: str, re: int) -> dict[str, Any]:
+        ws.send_json({"type": "chat", "text": text, "id": re})
+        while True:
+            answer: dict[str, Any] = ws.receive_json()
+            if answer.get("re") == re:
+                return answer
+
+    config = ServerConfig(records=tmp_path / "records", now=FakeClock())
+    with TestClient(create_app(config)) as client:
+        rooms = [client.post("/api/rooms", json=room_body("hhh")).json() for _ in range(2)]
+        hellos = [{"type": "hello", "room": r["room"], "token": r["seats"][0]["token"], "id": 0} for r in rooms]
+        with client.websocket_connect("/ws") as first, client.websocket_connect("/ws") as second:
+            for ws, hello in ((first, hellos[0]), (second, hellos[1])):
+                ws.send_json(hello)
+                assert ws.receive_json()["type"] == "welcome"
+            for n in range(CHAT_BURST):
+                assert said(first, f"line {n}", n + 1)["type"] == "chat"
+            # another room, another seat, the same address: its bucket is empty too
+            assert said(second, "hola", 99)["code"] == "rate_limited"
+        other = TestClient(client.app, client=("10.0.0.9", 4000))
+        other.portal = client.portal
+        with other.websocket_connect("/ws") as ws:
+            ws.send_json({**hellos[1], "token": rooms[1]["seats"][1]["token"]})
+            assert ws.receive_json()["type"] == "welcome"
+            assert said(ws, "hola", 1)["type"] == "chat"
