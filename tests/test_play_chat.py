@@ -305,3 +305,13 @@ def test_rule_44_6_the_server_keys_the_chat_limit_by_the_clients_address(tmp_pat
             ws.send_json({**hellos[1], "token": rooms[1]["seats"][1]["token"]})
             assert ws.receive_json()["type"] == "welcome"
             assert said(ws, "hola", 1)["type"] == "chat"
+
+
+def test_rule_44_6_the_page_counts_against_the_servers_bounds() -> None:
+    import re
+
+    static = Path(__file__).resolve().parents[1] / "play" / "static" / "js"
+    panel = (static / "ui" / "chat.js").read_text(encoding="utf-8")
+    client = (static / "api.js").read_text(encoding="utf-8")
+    assert re.search(r"export const CHAT_LENGTH = (\d+);", panel)[1] == str(CHAT_LENGTH)  # type: ignore[index]
+    assert re.search(r"export const CHAT_MEMORY = (\d+);", client)[1] == str(chat.CHAT_MEMORY)  # type: ignore[index]
