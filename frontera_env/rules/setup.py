@@ -75,6 +75,11 @@ def hops(ctx: Context, sources: list[int]) -> list[int]:
 
 def deal_fog(ctx: Context, st: State) -> list[int]:
     """Return the owners of a fog deal: 2-3 connected zones per player, algorithm F-1..F-5 (R-2.5, A8)."""
+    return fog_zones(ctx, st)[0]
+
+
+def fog_zones(ctx: Context, st: State) -> tuple[list[int], list[tuple[int, list[int]]], list[int]]:
+    """Return (owners, zones as (seat, territories) in zone order as F-4 left them, leftovers) of a fog deal."""
     order = [int(s) for s in st.order0]
     share = shares(ctx.n, order)
     owner = [NONE] * ctx.n
@@ -97,15 +102,14 @@ def deal_fog(ctx: Context, st: State) -> list[int]:
             zones.append((seat, [seed]))
     _grow_zones(ctx, st, order, share, owner, zone_of, zones)
     owned = {seat: owner.count(seat) for seat in order}
-    for t in range(ctx.n):  # F-5
-        if owner[t] != NONE:
-            continue
+    leftovers = [t for t in range(ctx.n) if owner[t] == NONE]
+    for t in leftovers:  # F-5
         near = {owner[u] for u in ctx.neighbours[t]} - {NONE}
         pool = [s for s in order if s in near and share[s] > owned[s]] or order
         seat = max(pool, key=lambda s: (share[s] - owned[s], -order.index(s)))
         owner[t] = seat
         owned[seat] += 1
-    return owner
+    return owner, zones, leftovers
 
 
 def _grow_zones(
