@@ -59,8 +59,8 @@ class State:
     moves_left: int
     window: NDArray[np.int32]  # [source, target, a, lo, hi] while the phase is WINDOW
     turn_index: int
-    # the last combat roll, for the views (R-13.3, 13.4): source, target, defender, att dice x3, def dice x3
-    last_roll: NDArray[np.int32]  # [9], dice 0 when not rolled; source -1 before any roll
+    # the last combat roll, for the views (R-13.3, 13.4): source, target, defender, attacker, 3 + 3 dice
+    last_roll: NDArray[np.int32]  # [10], dice 0 when not rolled; source -1 before any roll
     winner: int
     truncated: bool
     rng: SplitMix64
@@ -69,8 +69,8 @@ class State:
     def empty(cls, players: int, territories: int, seed: int) -> State:
         """Return a blank state for ``players`` seats on ``territories`` territories, its PRNG seeded."""
         cards = territories + 2
-        last = np.zeros(9, np.int32)
-        last[:3] = NONE
+        last = np.zeros(10, np.int32)
+        last[:4] = NONE
         return cls(
             owner=np.full(territories, NONE, np.int8),
             armies=np.ones(territories, np.int32),

@@ -108,7 +108,7 @@ def test_random_play_keeps_every_invariant(players: int) -> None:
             game.apply(act)
             step += 1
             if isinstance(act, Attack) and st.owner[act.target] == before[1]:  # A28: the conquering roll
-                ad = int((st.last_roll[3:6] > 0).sum())
+                ad = int((st.last_roll[4:7] > 0).sum())
                 assert st.armies[act.source] == src - ad >= 1  # costs the attacker nothing
                 conquests += 1
             if st.turn_index != before[0]:

@@ -74,7 +74,7 @@ def test_R5_2_attacker_dice_are_drawn_before_the_defenders() -> None:
     game.apply(Attack(0, 1))
     att = [1 + ref.below(6) for _ in range(3)]
     dfn = [1 + ref.below(6) for _ in range(3)]
-    assert list(game.state.last_roll[3:6]) == att and list(game.state.last_roll[6:9]) == dfn
+    assert list(game.state.last_roll[4:7]) == att and list(game.state.last_roll[7:10]) == dfn
     lost_a, lost_d = losses(att, dfn)
     assert (game.state.armies[0], game.state.armies[1]) == (4 - lost_a, 3 - lost_d)
 

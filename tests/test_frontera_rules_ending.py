@@ -75,7 +75,7 @@ def test_R11_3_ownerless_territories_defend_with_dice_and_taking_one_is_a_conque
     game.apply(Deploy(0, game.state.pool))
     roll(game, 6, 6, 6, 1, 1)
     game.apply(Attack(0, 1))
-    assert list(game.state.last_roll[6:9]) == [1, 1, 0]  # two dice for two armies
+    assert list(game.state.last_roll[7:10]) == [1, 1, 0]  # two dice for two armies
     assert game.state.owner[1] == 0 and game.state.conquests == 1
     game.apply(EndAttack())
     hand = game.state.hand_len[0]

@@ -49,7 +49,7 @@ def one_roll(st: State, source: int, target: int) -> int:
     st.armies[source] -= lost_a
     st.armies[target] -= lost_d
     st.last_roll[:] = 0
-    st.last_roll[:3] = (source, target, st.owner[target])
-    st.last_roll[3 : 3 + ad] = attack
-    st.last_roll[6 : 6 + dd] = defence
+    st.last_roll[:4] = (source, target, st.owner[target], st.current)
+    st.last_roll[4 : 4 + ad] = attack
+    st.last_roll[7 : 7 + dd] = defence
     return ad
