@@ -94,3 +94,14 @@ def test_A29_blitz_rolls_until_the_source_has_one_army() -> None:
     roll(game, 1, 1, 6, 6, 6, 1, 6, 6, 6)  # 2 dice vs 3: loses 2 -> source has 1
     game.apply(Blitz(0, 1))
     assert game.state.armies[0] == 1 and game.state.owner[1] == 1 and game.phase == "attack"
+
+
+def test_R6_1_A28_a_conquering_roll_never_costs_the_attacker_an_army() -> None:
+    """Every roll that empties the target (dd = armies(t) <= 3) is won on every pair, over all dice."""
+    for armies_t in (1, 2, 3):
+        for ad in (1, 2, 3):
+            dd = min(3, armies_t)
+            for dice in product(range(1, 7), repeat=ad + dd):
+                lost_a, lost_d = losses(list(dice[:ad]), list(dice[ad:]))
+                if lost_d == armies_t:
+                    assert lost_a == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from frontera_env.actions import Attack, Deploy, EndAttack, Place, Ready, Trade
+from frontera_env.actions import Attack, Deploy, EndAttack, Occupy, Place, Ready, Trade
 from frontera_env.engine import Game
 from frontera_env.rules.cards import auto_trade_set
 from frontera_env.rules.clock import auto_deploy
@@ -178,3 +178,19 @@ def test_R9_2_trade_refusals_name_the_rule() -> None:
         game.apply(Trade((0, 1, 2)))  # card 2 is not in the hand
     with pytest.raises(IllegalAction, match="R-9.2"):
         game.apply(Trade((0, 0, 1)))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("phase", ["attack", "regroup"])
+def test_R12_2_timeout_after_reinforce_makes_no_attack_or_regroup_but_draws_the_earned_card(phase: str) -> None:
+    game = position(line_map(20, 2), [0] * 4 + [1] * 16, [1, 1, 1, 10] + [1] * 16)
+    game.apply(Deploy(3, game.state.pool))
+    roll(game, 6, 6, 6, 1)
+    game.apply(Attack(3, 4))
+    game.apply(Occupy(3))
+    if phase == "regroup":
+        game.apply(EndAttack())
+    armies = game.state.armies.copy()
+    hand = game.state.hand_len[0]
+    game.timeout()
+    st = game.state
+    assert np.array_equal(st.armies[:5], armies[:5]) and st.hand_len[0] == hand + 1 and game.current == 1
