@@ -10,6 +10,7 @@ from collections import deque
 import numpy as np
 
 from frontera_env.rules.context import Context
+from frontera_env.rules_errors import brief
 from frontera_env.state import ACTIVE, NONE, SETUP, State
 
 #: armies each player places in the deployment, and the second player's of a two-player game (R-2.7, A12)
@@ -18,8 +19,8 @@ DEPLOY_ARMIES, DEPLOY_ARMIES_SECOND_OF_TWO = 15, 20
 
 def new_game(ctx: Context, players: int, seed: int) -> State:
     """Return the state after the lot, the deal and the deck, ready for the simultaneous deployment (R-2)."""
-    if not 2 <= players <= 6:
-        raise ValueError(f"a game has 2 to 6 players, got {players!r:.40}")
+    if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 6:
+        raise ValueError(f"a game has 2 to 6 players (an integer), got {brief(players)}")
     if ctx.n < 2 * players:
         raise ValueError(f"the map has {ctx.n} territories; {players} players need at least {2 * players} (R-2.1)")
     st = State.empty(players, ctx.n, seed)
