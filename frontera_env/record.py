@@ -140,6 +140,9 @@ def replay(data: Any, board: FronteraMap) -> Game:
         raise RecordError(f"seed must be an integer in 0..2**64-1, got {brief(seed)}")
     if not isinstance(opts, dict) or set(opts) != {"fog", "cards", "max_turns"}:
         raise RecordError(f"options must be an object with fog, cards and max_turns, got {brief(opts)}")
+    for key in ("fog", "cards"):
+        if not isinstance(opts[key], bool):
+            raise RecordError(f"options.{key} must be true or false, got {brief(opts[key])}")
     if not isinstance(data["actions"], list):
         raise RecordError(f"actions must be a list, got {brief(data['actions'])}")
     try:

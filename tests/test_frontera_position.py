@@ -139,6 +139,13 @@ def test_record_errors_name_the_entry(tmp_path: Path) -> None:
     data["actions"] = [{"type": "Ready", "seat": 0, "loud": True}]
     with pytest.raises(RecordError, match="Ready takes exactly the keys"):
         record.replay(data, board)
+    data = rec.to_dict()
+    data["options"]["fog"] = "yes"
+    with pytest.raises(RecordError, match="options.fog must be true or false, got 'yes'"):
+        record.replay(data, board)
+    data["options"] = {"fog": False, "cards": True, "max_turns": -3}
+    with pytest.raises(RecordError, match="max_turns must be an integer >= 0"):
+        record.replay(data, board)
     (tmp_path / "r.json").write_text(rec.dumps(), encoding="utf-8")
     assert record.load(tmp_path / "r.json", board).state.equals(rec.game.state)
 
