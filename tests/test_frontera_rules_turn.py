@@ -78,7 +78,7 @@ def test_R9_6_bonus_paid_once_per_stay_again_after_a_reshuffle_never_for_wildcar
     board = line_map(8, 2)
     game = position(board, [0, 0, 0, 0, 1, 1, 1, 1], hands={0: [2, 8]})
     st = game.state
-    assert st.armies[2] == 3 and st.armies[8 - 8] == 1  # wildcard 8 pays nothing
+    assert st.armies[2] == 3 and st.paid[2] and not st.paid[8] and st.armies.sum() == 8 + 2  # wildcard 8 pays nothing
     game.apply(Deploy(3, st.pool))
     game.apply(EndAttack())
     game.apply(EndTurn())
