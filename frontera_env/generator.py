@@ -25,10 +25,9 @@ import numpy as np
 
 from frontera_env.board import SIZES, SYMBOLS, FronteraMap, Region, Territory
 from frontera_env.errors import GeneratorError, brief
+from frontera_env.prng import SplitMix64, fnv1a64
 
 GENERATOR = "frontera-gen/1"
-MASK64 = (1 << 64) - 1
-FNV_OFFSET, FNV_PRIME = 0xCBF29CE484222325, 0x100000001B3
 #: the six axial directions in G-2's order
 D: tuple[tuple[int, int], ...] = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
 CODE_PATTERN = re.compile(r"[A-Z0-9-]{1,32}")
@@ -76,39 +75,6 @@ def normalise_code(code: object) -> str:
             "(case and surrounding spaces are ignored)"
         )
     return text
-
-
-def fnv1a64(data: bytes) -> int:
-    """Return the 64-bit FNV-1a hash of ``data`` (G-1)."""
-    h = FNV_OFFSET
-    for byte in data:
-        h = ((h ^ byte) * FNV_PRIME) & MASK64
-    return h
-
-
-class SplitMix64:
-    """The generator's PRNG (G-1): ``next()`` 64-bit outputs, ``below(n)`` and an in-place ``shuffle``."""
-
-    def __init__(self, seed: int) -> None:
-        self.state = seed & MASK64
-
-    def next(self) -> int:
-        """Return the next 64-bit output."""
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        return z ^ (z >> 31)
-
-    def below(self, n: int) -> int:
-        """Return ``next() mod n``; the modulo bias is part of the definition (G-1)."""
-        return self.next() % n
-
-    def shuffle(self, xs: list[int]) -> None:
-        """Shuffle ``xs`` in place: for i from len-1 down to 1, swap xs[i] with xs[below(i+1)]."""
-        for i in range(len(xs) - 1, 0, -1):
-            j = self.below(i + 1)
-            xs[i], xs[j] = xs[j], xs[i]
 
 
 def hex_distance(a: tuple[int, int], b: tuple[int, int]) -> int:

@@ -1,22 +1,14 @@
-"""Test-only maps for the rules engine: tiny hand-made FronteraMaps, and the medium reference map read unvalidated.
-
-``reference_map`` is a stand-in for the map-file reader (frontera_env.map_file), which checks M-1..M-11.
-"""
+"""Test-only maps for the rules engine: tiny hand-made FronteraMaps."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 from frontera_env.board import SYMBOLS, FronteraMap, Region, Territory
 from frontera_env.engine import Game
 from frontera_env.prng import SplitMix64
 from frontera_env.rules.reinforce import start_turn
-
-MAPS = Path("/work/shared/rules/frontera-maps")
 
 
 def make_map(
@@ -55,25 +47,6 @@ def line_map(n: int, regions: int = 2) -> FronteraMap:
     """Return a path 0-1-...-(n-1) split into ``regions`` consecutive regions."""
     cut = [list(range(i * n // regions, (i + 1) * n // regions)) for i in range(regions)]
     return make_map(cut, [(t, t + 1) for t in range(n - 1)])
-
-
-@cache
-def reference_map(size: str = "medium") -> FronteraMap:
-    """Return a reference map from frontera-maps/<size>.json, built without validation."""
-    data = json.loads((MAPS / f"{size}.json").read_text("utf-8"))
-    return FronteraMap(
-        size=data["size"],
-        generator=data["generator"],
-        world_code=data["world_code"],
-        attempt=data["attempt"],
-        regions=tuple(Region(r["id"], r["name"], r["bonus"], tuple(r["territories"])) for r in data["regions"]),
-        territories=tuple(
-            Territory(t["id"], t["name"], t["region"], tuple(t["land"]), tuple(t["sea"]), t["card"])
-            for t in data["territories"]
-        ),
-        grid_radius=data["grid"]["radius"],
-        sea_links=tuple(tuple(p) for p in data["sea_links"]),  # type: ignore[misc]
-    )
 
 
 class Dice(SplitMix64):

@@ -26,10 +26,10 @@ from frontera_env.actions import (
     Trade,
 )
 from frontera_env.engine import Game
+from frontera_env.map_file import reference_map
 from frontera_env.rules import legal
 from frontera_env.rules_errors import IllegalAction
 from frontera_env.state import ACTIVE, NONE, OVER, SETUP
-from tests.frontera_helpers import reference_map
 
 
 def choose(game: Game, rng: random.Random) -> Action:

@@ -13,8 +13,9 @@ import pytest
 
 from frontera_env.board import SIZES, SYMBOLS, FronteraMap
 from frontera_env.errors import GeneratorError
-from frontera_env.generator import CONSTANTS, SplitMix64, fnv1a64, generate, grid, hex_distance, normalise_code
+from frontera_env.generator import CONSTANTS, generate, grid, hex_distance, normalise_code
 from frontera_env.map_file import canonical_text, check_map, parse_map, reference_text
+from frontera_env.prng import SplitMix64, fnv1a64
 
 REFERENCE_CODES = {"small": "CHICO-1", "medium": "MEDIANO-1", "large": "GRANDE-1"}
 ROOT = Path(__file__).resolve().parent.parent

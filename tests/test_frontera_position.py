@@ -11,8 +11,9 @@ import pytest
 from frontera_env import position, record
 from frontera_env.actions import Attack, Blitz, Trade
 from frontera_env.engine import Game
+from frontera_env.map_file import reference_map
 from frontera_env.rules_errors import PositionError, RecordError
-from tests.frontera_helpers import line_map, reference_map
+from tests.frontera_helpers import line_map
 from tests.test_frontera_engine_random import choose
 
 

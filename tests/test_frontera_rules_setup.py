@@ -8,12 +8,13 @@ import pytest
 
 from frontera_env.actions import Place, Ready, TakeBack
 from frontera_env.engine import Game
+from frontera_env.map_file import reference_map
 from frontera_env.prng import SplitMix64
 from frontera_env.rules.context import make_context
 from frontera_env.rules.setup import fog_zones, shares
 from frontera_env.rules_errors import IllegalAction
 from frontera_env.state import State
-from tests.frontera_helpers import line_map, reference_map
+from tests.frontera_helpers import line_map
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])

@@ -9,9 +9,10 @@ import pytest
 
 from frontera_env.actions import Attack, Deploy, Place
 from frontera_env.engine import Game
+from frontera_env.map_file import reference_map
 from frontera_env.state import NONE, SETUP, State
 from frontera_env.view import UNKNOWN, view, visible
-from tests.frontera_helpers import make_map, position, reference_map, roll
+from tests.frontera_helpers import make_map, position, roll
 from tests.test_frontera_engine_random import choose
 
 
