@@ -132,6 +132,9 @@ class StoredRoom:
     #: seconds per turn (None: no clock) and the current turn's deadline (time since the epoch)
     clock: int | None = None
     deadline: float | None = None
+    #: the host's token, as its hash (None: a room without a host), and the rematch room once there is one
+    host_hash: str | None = None
+    rematch: str | None = None
 
 
 @dataclass
@@ -172,6 +175,14 @@ class RoomStore(ABC):
         """Return a room's last ``limit`` chat lines, oldest first, as chat events (``type`` ``"chat"``)."""
 
     @abstractmethod
+    def set_seats(self, room_id: str, seats: list[dict[str, Any]], version: int) -> None:
+        """Store a room's seats (a player left, the host gave a seat away) and its new version, in one commit."""
+
+    @abstractmethod
+    def set_rematch(self, room_id: str, rematch: str, version: int) -> None:
+        """Store the id of a finished room's rematch and the room's new version."""
+
+    @abstractmethod
     def finish(self, room_id: str, status: str, record_id: str | None = None) -> None:
         """Mark a room ``over`` (with its record id) or ``expired``: it is not loaded again."""
 
@@ -207,6 +218,12 @@ class MemoryRoomStore(RoomStore):
 
     def chat_lines(self, room_id: str, limit: int) -> list[dict[str, Any]]:
         return []
+
+    def set_seats(self, room_id: str, seats: list[dict[str, Any]], version: int) -> None:
+        pass
+
+    def set_rematch(self, room_id: str, rematch: str, version: int) -> None:
+        pass
 
     def finish(self, room_id: str, status: str, record_id: str | None = None) -> None:
         pass
@@ -285,8 +302,8 @@ class SqliteRoomStore(RoomStore):
 
     def create_room(self, room: StoredRoom) -> None:
         self._write(
-            "INSERT INTO rooms (game, options, position, seats, ai_speed, seed, created, version, clock, deadline, id)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO rooms (game, options, position, seats, ai_speed, seed, created, version, clock, deadline,"
+            " host_hash, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 room.game,
                 json.dumps(room.options),
@@ -298,6 +315,7 @@ class SqliteRoomStore(RoomStore):
                 room.version,
                 room.clock,
                 room.deadline,
+                room.host_hash,
                 room.id,
             ),
         )
@@ -342,6 +360,12 @@ class SqliteRoomStore(RoomStore):
             for v, seat, name, text, at in reversed(rows)
         ]
 
+    def set_seats(self, room_id: str, seats: list[dict[str, Any]], version: int) -> None:
+        self._write("UPDATE rooms SET seats = ?, version = ? WHERE id = ?", (json.dumps(seats), version, room_id))
+
+    def set_rematch(self, room_id: str, rematch: str, version: int) -> None:
+        self._write("UPDATE rooms SET rematch = ?, version = ? WHERE id = ?", (rematch, version, room_id))
+
     def finish(self, room_id: str, status: str, record_id: str | None = None) -> None:
         if status not in STATUSES[1:]:
             raise ValueError(f"status must be one of {STATUSES[1:]}, got {brief(status)}")
@@ -353,8 +377,8 @@ class SqliteRoomStore(RoomStore):
     def unfinished(self) -> list[StoredRoom]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, game, options, position, seats, ai_speed, seed, created, version, clock, deadline"
-                " FROM rooms WHERE status = 'open' ORDER BY created"
+                "SELECT id, game, options, position, seats, ai_speed, seed, created, version, clock, deadline,"
+                " host_hash, rematch FROM rooms WHERE status = 'open' ORDER BY created"
             ).fetchall()
             moves: dict[str, list[StoredMove]] = {}
             for room, ply, seat, action, move_id, version in self._db.execute(
@@ -366,8 +390,8 @@ class SqliteRoomStore(RoomStore):
             StoredRoom(
                 rid,
                 game,
-                json.loads(options),
-                None if position is None else json.loads(position),
+                json.loads(opts),
+                None if pos is None else json.loads(pos),
                 json.loads(seats),
                 speed,
                 seed,
@@ -376,8 +400,10 @@ class SqliteRoomStore(RoomStore):
                 moves.get(rid, []),
                 clock,
                 deadline,
+                host,
+                rematch,
             )
-            for rid, game, options, position, seats, speed, seed, created, version, clock, deadline in rows
+            for rid, game, opts, pos, seats, speed, seed, created, version, clock, deadline, host, rematch in rows
         ]
 
     def closed_room(self, room_id: str) -> ClosedRoom | None:
