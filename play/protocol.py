@@ -17,6 +17,8 @@ from play.games import JSON, InputError
 
 #: the largest text frame accepted, in bytes (UTF-8)
 MAX_MESSAGE_BYTES = 4096
+#: the longest seat name, in characters
+NAME_LENGTH = 24
 #: the longest client move id (a move resent with the same id is applied at most once)
 MOVE_ID_LENGTH = 64
 #: AI speed name -> seconds between AI moves (manual 11.9: normal, fast, instant)
@@ -27,7 +29,7 @@ CLOCKS: tuple[int, ...] = (60, 3600, 86400)
 INPUT_TYPES: dict[str, str] = {"move": "move", "pass": "pass", "end_request": "end_request"}
 #: message type -> (required fields, optional fields); ``id`` is allowed on every message
 FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "hello": (("room",), ("token", "seat", "version")),
+    "hello": (("room",), ("token", "seat", "version", "host")),
     "select": (("cell",), ()),
     "move": (("from", "to"), ("ply", "move_id")),
     "pass": ((), ("ply", "move_id")),
@@ -37,6 +39,10 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "chat": (("text",), ()),
     "sync": ((), ()),
     "ping": ((), ()),
+    # seats changing hands (play/seat_changes.py)
+    "leave": ((), ()),
+    "replace_seat": (("seat", "by"), ("strategy", "name")),
+    "rematch": ((), ()),
 }
 MESSAGE_TYPES: tuple[str, ...] = tuple(FIELDS)
 
@@ -127,7 +133,7 @@ def _validate_fields(data: JSON, msg_id: str | int | None) -> Message:
 
 
 def _check_generic(kind: str, fields: JSON) -> None:
-    for key in ("room", "token"):
+    for key in ("room", "token", "host"):
         if key in fields and (not isinstance(fields[key], str) or not 0 < len(fields[key]) <= 128):
             raise InputError("bad_message", f"field {key!r} must be a non-empty string, got {brief(fields[key])}")
     if "seat" in fields and (isinstance(fields["seat"], bool) or not isinstance(fields["seat"], int)):
@@ -166,6 +172,17 @@ def check_clock(value: Any) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or value not in CLOCKS:
         raise InputError("bad_message", f"unknown clock {brief(value)}: seconds per turn", ["none", *CLOCKS])
     return int(value)
+
+
+def check_name(value: Any, default: str, where: str) -> str:
+    """Return a seat's name (stripped; ``default`` when None); InputError unless 1-24 printable characters."""
+    if value is None:
+        return default
+    if not isinstance(value, str) or not 0 < len(value.strip()) <= NAME_LENGTH or not value.isprintable():
+        raise InputError(
+            "bad_message", f"{where}: a name must be 1-{NAME_LENGTH} printable characters, got {brief(value)}"
+        )
+    return value.strip()
 
 
 def error(exc: InputError, re: str | int | None = None) -> JSON:

@@ -35,6 +35,7 @@ from typing import Any
 
 from play import ai_seat, games, protocol
 from play.chat import CHAT_MEMORY, ChatLimits, say
+from play import ai_seat, games, protocol, seat_changes
 from play.games import DEFAULT_GAME, JSON, GameAdapter, GameSession, InputError
 from play.records import RecordStore
 from play.storage import MemoryRoomStore, RoomStore, StorageError, StoredMove, StoredRoom, token_hash
@@ -42,7 +43,7 @@ from play.strategies import Catalogue
 
 log = logging.getLogger("play.rooms")
 
-NAME_LENGTH = 24
+NAME_LENGTH = protocol.NAME_LENGTH
 #: messages queued for one client before it is considered stuck and disconnected
 OUTBOX_LIMIT = 256
 DEFAULT_MAX_ROOMS = 200
@@ -50,7 +51,7 @@ DEFAULT_IDLE_EXPIRY = 1800.0
 #: events a room remembers for clients that reconnect (older gaps are answered with the snapshot alone)
 EVENT_MEMORY = 128
 #: a seat's presence: its player is connected, away (no connection since ``away_since``) or an AI
-PRESENCE = ("here", "away")
+PRESENCE = ("here", "away", "left")
 
 
 class Connection:
@@ -72,6 +73,8 @@ class Connection:
         self.seat: int | None = None
         #: the client's address (the server sets it): the key of its per-client chat limit
         self.client: str | None = None
+        #: whether this socket said the room's host token in its hello (it may then use the host's actions)
+        self.host = False
 
     @property
     def closed(self) -> bool:
@@ -153,11 +156,13 @@ class Seat:
     ever_connected: bool = False
     #: when the seat's player went away (seconds since the epoch); None while connected, and for AIs
     away_since: float | None = None
+    #: its player left the game (the seat went to an AI; play/seat_changes.py)
+    left: bool = False
 
     @property
     def presence(self) -> str:
-        """Return ``here`` (connected, or an AI) or ``away``."""
-        return "here" if self.type == "ai" or self.conn is not None else "away"
+        """Return ``left`` (its player left), ``here`` (connected, or an AI) or ``away``."""
+        return "left" if self.left else "here" if self.type == "ai" or self.conn is not None else "away"
 
     def summary(self) -> JSON:
         return {
@@ -168,7 +173,7 @@ class Seat:
             "strategy_name": self.strategy_name,
             "connected": self.type == "ai" or self.conn is not None,
             "presence": self.presence,
-            "away_since": None if self.presence == "here" else self.away_since,
+            "away_since": self.away_since if self.presence == "away" else None,
         }
 
 
@@ -203,6 +208,9 @@ class Room:
     updated: float = field(default_factory=time.time)
     #: the last chat lines, as their events (play/chat.py); sent in every welcome
     chat: deque[JSON] = field(default_factory=lambda: deque(maxlen=CHAT_MEMORY))
+    #: the host token's hash (None: no host) and the id of this game's rematch once someone asked for one
+    host_hash: str | None = None
+    rematch: str | None = None
     _state: JSON | None = None
 
     def connections(self) -> list[Connection]:
@@ -235,6 +243,7 @@ class Room:
             "version": self.version,
             "clock": self.clock,
             "deadline": None if self.session.over else self.deadline,
+            "rematch": self.rematch,
         }
 
     def replace_session(self, session: GameSession) -> None:
@@ -252,17 +261,6 @@ class Room:
 def record_players(seats: list[Seat]) -> list[str]:
     """Return each seat's entry for the game record: the AI's strategy id, or ``human:NAME``."""
     return [s.strategy if s.type == "ai" and s.strategy else f"human:{s.name}" for s in seats]
-
-
-def _name(value: Any, default: str, where: str) -> str:
-    if value is None:
-        return default
-    if not isinstance(value, str) or not 0 < len(value.strip()) <= NAME_LENGTH or not value.isprintable():
-        raise InputError(
-            "bad_message",
-            f"{where}: a name must be 1-{NAME_LENGTH} printable characters, got {protocol.brief(value)}",
-        )
-    return value.strip()
 
 
 class RoomManager:
@@ -358,7 +356,7 @@ class RoomManager:
         """Return the room a stored one describes, its moves replayed and its AI seats' policies loaded."""
         adapter = games.get(stored.game)
         seats = [
-            Seat(i, s["type"], s["name"], s.get("strategy"), token_hash=s.get("token_hash"))
+            Seat(i, s["type"], s["name"], s.get("strategy"), token_hash=s.get("token_hash"), left=bool(s.get("left")))
             for i, s in enumerate(stored.seats)
         ]
         for seat in seats:
@@ -372,6 +370,7 @@ class RoomManager:
         room.setup, room.moves, room.version = stored, list(stored.moves), stored.version
         room.clock, room.deadline = stored.clock, stored.deadline
         room.chat.extend(self.store.chat_lines(room.id, CHAT_MEMORY))
+        room.host_hash, room.rematch = stored.host_hash, stored.rematch
         if room.clock is not None and room.deadline is None:
             room.deadline = self.now() + room.clock
         for seat in room.seats:
@@ -411,8 +410,13 @@ class RoomManager:
             await conn.close(1001)
 
     # ---- creation ------------------------------------------------------------------------
-    async def create(self, body: Any, adapter_for: Callable[[Any], GameAdapter]) -> JSON:
-        """Create a room from a ``POST /api/rooms`` body; return the answer with every human seat's token."""
+    async def create(
+        self, body: Any, adapter_for: Callable[[Any], GameAdapter], rematch_of: Room | None = None
+    ) -> JSON:
+        """Create a room from a ``POST /api/rooms`` body; return the answer with every human seat's token.
+
+        A rematch (``rematch_of``) keeps that room's token hashes, its players' and host's links, and hands out none.
+        """
         if not isinstance(body, dict):
             raise InputError("bad_message", f"the body must be a JSON object, got {protocol.brief(body)}")
         allowed = ("game", "options", "position", "seats", "ai_speed", "seed", "clock")
@@ -462,6 +466,7 @@ class RoomManager:
         room.deadline = None if clock is None or session.over else self.now() + clock
         for seat in seats:
             seat.away_since = None if seat.type == "ai" else self.now()
+        host_token = seat_changes.give_tokens(room, rematch_of)
         self._store_new_room(room, body.get("position"), base)
         self.rooms[room_id] = room
         self._clock_wake.set()
@@ -469,21 +474,20 @@ class RoomManager:
         answer_seats = []
         for seat in seats:
             entry: JSON = {"seat": seat.index, "type": seat.type, "name": seat.name}
-            if seat.type == "human":
+            if seat.type == "human" and seat.token is not None:
                 entry["token"] = seat.token
                 entry["link"] = f"/#room={room_id}&seat={seat.index}&token={seat.token}"
                 seat.token = None  # handed out once; the server keeps only its hash
             else:
                 entry["strategy"] = seat.strategy
             answer_seats.append(entry)
-        return {"room": room_id, "seats": answer_seats, "spectate": f"/#room={room_id}", "summary": room.summary()}
+        answer = {"room": room_id, "seats": answer_seats, "spectate": f"/#room={room_id}", "summary": room.summary()}
+        return answer if host_token is None else {**answer, "host_token": host_token}
 
     def _store_new_room(self, room: Room, position: Any, seed: int) -> None:
         """Store a new room's set-up (its seats' tokens as hashes); InputError if the store refuses it."""
         options = room.options.to_dict() if hasattr(room.options, "to_dict") else room.options
-        seats = [
-            {"type": s.type, "name": s.name, "strategy": s.strategy, "token_hash": s.token_hash} for s in room.seats
-        ]
+        seats = seat_changes.stored_seats(room)
         room.setup = StoredRoom(
             room.id,
             room.adapter.game_id,
@@ -495,6 +499,7 @@ class RoomManager:
             room.created,
             clock=room.clock,
             deadline=room.deadline,
+            host_hash=room.host_hash,
         )
         try:
             self.store.create_room(room.setup)
@@ -524,11 +529,11 @@ class RoomManager:
                     raise InputError("bad_message", f"{where}: a human seat takes no strategy")
                 default = adapter.menu()["seats"][i]["display_name"]
                 token = secrets.token_urlsafe(32)
-                name = _name(entry.get("name"), default, where)
+                name = protocol.check_name(entry.get("name"), default, where)
                 seats.append(Seat(i, "human", name, token=token, token_hash=token_hash(token)))
             elif kind == "ai":
                 strategy = self.catalogue.get(entry.get("strategy"), adapter.game_id)
-                name = _name(entry.get("name"), strategy.display_name[:NAME_LENGTH], where)
+                name = protocol.check_name(entry.get("name"), strategy.display_name[:NAME_LENGTH], where)
                 seats.append(Seat(i, "ai", name, strategy.id, strategy.display_name))
             else:
                 raise InputError(
@@ -565,6 +570,9 @@ class RoomManager:
         if message.type == "sync":
             state = {"type": "state", "state": room.state(), "room": room.summary(), "version": room.version}
             await conn.send(_with_re(state, message.id))
+            return
+        if message.type in seat_changes.MESSAGE_TYPES:
+            await seat_changes.handle(self, room, conn, message)
             return
         seat = conn.seat
         if seat is not None and room.seats[seat].conn is not conn:
@@ -608,7 +616,8 @@ class RoomManager:
             wanted = message.fields.get("seat")
             if not matches or (wanted is not None and wanted != matches[0]):
                 raise InputError("bad_token", "this token does not open that seat of this room")
-            seat_index = matches[0]
+            seat_index = seat_changes.check_not_left(room, matches[0])
+        conn.host = seat_changes.check_host(room, message.fields.get("host"))
         conn.room = room
         conn.seat = seat_index
         if seat_index is None:
@@ -626,6 +635,7 @@ class RoomManager:
             "type": "welcome",
             "role": "spectator" if seat_index is None else "player",
             "seat": seat_index,
+            "host": conn.host,
             "room": room.summary(),
             "layout": room.adapter.layout(room.options),
             "state": room.state(),
@@ -818,11 +828,11 @@ class RoomManager:
                 await asyncio.sleep(0)
             session, seat = room.session, room.seats[seat_index]
             ply = session.ply
-            snapshot = session.ai_snapshot()
-            action = await ai_seat.decide(room, session, seat.policy, snapshot, seat_index)  # None: the fallback
+            snapshot, policy = session.ai_snapshot(), seat.policy
+            action = await ai_seat.decide(room, session, policy, snapshot, seat_index)  # None: the fallback
             async with room.lock:
-                if room.session.ply != ply or room.session.turn != seat_index:
-                    continue
+                if room.session.ply != ply or room.session.turn != seat_index or seat.policy is not policy:
+                    continue  # the game moved on, or the host gave the seat to someone else meanwhile
                 try:
                     self._ai_play(room, seat_index, action)
                 except InputError as exc:  # the store failed: nobody was told, the AI tries again later

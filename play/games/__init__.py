@@ -121,6 +121,8 @@ class GameAdapter(ABC):
     seat_names: tuple[str, ...] = ()
     #: the ``format`` field of this game's saved records (play/records.py picks the adapter by it)
     record_format: str = ""
+    #: the strategy that takes a seat over when its player leaves the game (docs/PLAY.md, "Seats change hands")
+    takeover_strategy: str = "random"
 
     @abstractmethod
     def menu(self) -> JSON:

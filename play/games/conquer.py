@@ -92,6 +92,8 @@ class ConquerAdapter(BoardAdapter):
     seat_names = SEAT_NAMES
     seat_display_names = SEAT_DISPLAY_NAMES
     record_format = rec.FORMAT
+    #: a leaving player's seat goes to the scripted heuristic, the strongest AI every install has
+    takeover_strategy = "heuristic"
     engine = ConquerGame
     session_type = ConquerSession
     options_type = ConquerOptions

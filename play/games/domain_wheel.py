@@ -244,6 +244,8 @@ class DomainWheelAdapter(GameAdapter):
     title = "Domain Wheel"
     seat_names = PLAYER_NAMES
     record_format = GameRecord.FORMAT
+    #: a leaving player's seat goes to the balanced scripted AI, the menu's first (rule 10.1)
+    takeover_strategy = "balanced"
 
     def menu(self) -> JSON:
         defaults = GameOptions()
