@@ -11,6 +11,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from play.rooms import RoomManager
 from tests.play_storage_helpers import Client, create, join, manager_on, room_body
 
@@ -198,6 +200,25 @@ def test_an_ai_decision_in_flight_when_the_host_changes_the_seat_is_dropped(tmp_
         seat, policy, ply = calls[1]
         assert (seat, ply) == (1, 1) and policy is not old
         assert policy is manager.rooms[room["room"]].seats[1].policy
+        await manager.shutdown()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(("game", "takeover"), [("alveole", "heuristic"), ("conquer", "heuristic")])
+def test_in_the_two_seat_games_a_leaving_players_seat_goes_to_the_heuristic_which_plays_on(
+    tmp_path: Path, game: str, takeover: str
+) -> None:
+    async def scenario() -> None:
+        manager = manager_on(tmp_path / "rooms.sqlite3", tmp_path / "r")
+        room = await create(manager, room_body("hh", game=game))
+        first, _ = await join(manager, room, 0)
+        second, _ = await join(manager, room, 1)
+        await first.ask({"type": "leave"}, "bye")
+        moved = await second.wait_for(lambda m: m.get("type") == "state" and m["state"]["ply"] == 1)
+        assert moved["state"]["last"]["seat"] == 0
+        seat = moved["room"]["seats"][0]
+        assert (seat["presence"], seat["strategy"]) == ("left", takeover)
         await manager.shutdown()
 
     asyncio.run(scenario())
