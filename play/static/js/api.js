@@ -157,14 +157,17 @@ function moveId() {
  * it holds (the token resumes the seat; the welcome's state is the truth); an input whose answer was lost is resent
  * with its move id. onStatus(fn) gets (state, detail): "open", "reconnecting" ({seconds}), "restored" (the server
  * restarted and the game was restored), "gone" (the room no longer exists), "replaced" (the seat was opened in another
- * tab: this one only watches), "refused" or "bye_<reason>".
+ * tab: this one only watches), "left" (this tab's player left the game: it watches now), "refused" or "bye_<reason>"
+ * ("bye_seat_handed_over": the host gave the seat to someone else). With the room's host token (`host`) the socket is
+ * the host's (conn.host): conn.replaceSeat(seat, {by, strategy, name}) -> Promise<answer>; any player or the host
+ * may conn.rematch() -> Promise<{room}>; onRematch(fn) hears of a rematch room (docs/PLAY.md "Seats change hands").
  */
-export function joinRoom(roomId, token = null, seat = null) {
+export function joinRoom(roomId, token = null, seat = null, host = null) {
   return new Promise((resolve, reject) => {
     let nextId = 1;
     const pending = new Map();
     const saying = new Map(); // chat lines sent, by message id, until the room has them or refuses them
-    const handlers = { view: [], error: [], status: [], room: [], chat: [] };
+    const handlers = { view: [], error: [], status: [], room: [], chat: [], rematch: [] };
     const emit = (kind, arg, detail) => handlers[kind].forEach((fn) => fn(arg, detail));
     let welcomed = false;
     let version = null; // the room's event version this page holds
@@ -201,6 +204,21 @@ export function joinRoom(roomId, token = null, seat = null) {
           sock.send({ type: "chat", text, id });
         });
       },
+      get token() {
+        return token;
+      },
+      /** Send a seat change (leave, replace_seat, rematch); resolve with its answer, reject with its error. */
+      request(message) {
+        return new Promise((res, rej) => {
+          const id = nextId++;
+          pending.set(id, { res, rej });
+          sock.send({ ...message, id });
+        });
+      },
+      leave: () => conn.request({ type: "leave" }),
+      replaceSeat: (s, change) => conn.request({ type: "replace_seat", seat: s, ...change }),
+      rematch: () => conn.request({ type: "rematch" }),
+      onRematch: (fn) => handlers.rematch.push(fn),
       onView: (fn) => handlers.view.push(fn),
       onError: (fn) => handlers.error.push(fn),
       onStatus: (fn) => handlers.status.push(fn),
@@ -225,6 +243,7 @@ export function joinRoom(roomId, token = null, seat = null) {
       if (token) m.token = token;
       if (seat !== null && seat !== undefined && token) m.seat = Number(seat);
       if (version !== null) m.version = version;
+      if (host) m.host = host;
       return m;
     };
     const sock = new RoomSocket(wsURL("/ws"), {
@@ -240,6 +259,7 @@ export function joinRoom(roomId, token = null, seat = null) {
         if (msg.type === "welcome") {
           conn.seat = msg.seat;
           conn.role = msg.role;
+          conn.host = Boolean(msg.host);
           conn.layout = msg.layout;
           conn.view = msg.state;
           version = msg.version ?? null;
@@ -270,8 +290,11 @@ export function joinRoom(roomId, token = null, seat = null) {
           conn.view = msg.state;
           setRoom(msg.room);
           emit("view", msg.state);
-        } else if (msg.type === "room") setRoom(msg.room);
-        else if (msg.type === "chat") {
+        } else if (msg.type === "room") {
+          setRoom(msg.room);
+          if (pending.has(msg.re)) pending.get(msg.re).res(msg);
+          pending.delete(msg.re);
+        } else if (msg.type === "chat") {
           const { re, ...line } = msg;
           if (!conn.chat.length || line.version > conn.chat[conn.chat.length - 1].version) {
             conn.chat = [...conn.chat, line].slice(-CHAT_MEMORY);
@@ -280,6 +303,20 @@ export function joinRoom(roomId, token = null, seat = null) {
           }
           saying.get(re)?.res(line);
           saying.delete(re);
+        } else if (msg.type === "left" || msg.type === "seat_link") {
+          if (msg.type === "left") {
+            token = null; // this tab watches now: its reconnections say hello as a spectator
+            conn.seat = null;
+            conn.role = "spectator";
+            emit("status", "left");
+          }
+          pending.get(msg.re)?.res(msg);
+          pending.delete(msg.re);
+        } else if (msg.type === "rematch") {
+          conn.room = { ...conn.room, rematch: msg.room };
+          pending.get(msg.re)?.res(msg);
+          pending.delete(msg.re);
+          emit("rematch", msg.room);
         } else if (msg.type === "destinations") {
           pending.get(msg.re)?.res(msg);
           pending.delete(msg.re);
@@ -307,7 +344,7 @@ export function joinRoom(roomId, token = null, seat = null) {
           conn.replaced = true;
           emit("status", "replaced");
         } else if (msg.type === "bye") {
-          if (msg.reason === "replaced") sock.close();
+          if (msg.reason === "replaced" || msg.reason === "seat_handed_over") sock.close();
           emit("status", `bye_${msg.reason}`);
         }
       },

@@ -8,7 +8,7 @@
 
 import { initI18n, t, translate } from "./i18n.js";
 import * as api from "./api.js";
-import { rememberSeat } from "./my_seats.js";
+import { hostToken, rememberHost, rememberSeat } from "./my_seats.js";
 import { MenuScreen, invitePanel } from "./ui/menu.js";
 import { GameScreen } from "./ui/game.js";
 import { TutorialScreen } from "./ui/tutorial.js";
@@ -51,6 +51,7 @@ function hashParams() {
 async function startRoom(choice) {
   const room = await api.createRoom(choice);
   const mine = room.invites[0];
+  rememberHost(room.room, room.host_token);
   sessionStorage.setItem(`dw.room.${room.room}`, JSON.stringify({ invites: room.invites, spectator_url: room.spectator_url }));
   // this tab takes the first human seat; with no human seat it watches the AIs play
   history.pushState(null, "", mine ? mine.url : room.spectator_url);
@@ -62,7 +63,7 @@ async function showGame(roomId, token, seat) {
   root.append(el("p", { class: "loading", text: t("menu.loading") }));
   let conn;
   try {
-    conn = await api.joinRoom(roomId, token, seat);
+    conn = await api.joinRoom(roomId, token, seat, hostToken(roomId));
   } catch (err) {
     root.replaceChildren(el("div", { class: "menu-screen" },
       el("p", { class: "error-box", "data-testid": "join-error", text: `${t("game.join_error")}: ${err.message}` }),

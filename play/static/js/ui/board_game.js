@@ -13,6 +13,7 @@ import { el } from "./hud.js";
 import { showConnection } from "./connection.js";
 import { clockSelect, disableInputs, seatStatus, tickClocks } from "./presence.js";
 import { ChatPanel } from "./chat.js";
+import { followSeats, leaveGame, rematchButton, seatMenu } from "./seat_menu.js";
 import { bigButton, menuPage, RecordViews, replayControls, replayKey, speedSelect } from "./screen_parts.js";
 
 /** Load a game's stylesheet (css/GAME.css) once: the page's index.html lists Domain Wheel's only. */
@@ -142,6 +143,12 @@ export class BoardGameScreen {
     opts.conn.onRoom?.(() => this.state && this.update(this.state));
     this._ticker = setInterval(() => tickClocks(this.cardsEl), 1000);
     this._unlang = onLangChange(() => this.state && this.update(this.state));
+    followSeats(this, opts.conn, this.screenEl, opts.conn.room?.room);
+  }
+
+  /** Redraw the seat cards (the host's seat menu changed). */
+  refreshSeats() {
+    if (this.state) this.update(this.state);
   }
 
   /** Return the game's interactive board view in `root`, sending its inputs over `conn`. */
@@ -214,7 +221,7 @@ export class BoardGameScreen {
         this.bannerEl, this.cardsEl, ...this.panels(),
         el("div", { class: "row" }, ...this.controls(),
           el("label", { class: "inline" }, el("span", { text: t("game.ai_speed") }), speedSel),
-          leave, langSwitch(), this.statusEl),
+          leave, leaveGame(this, this.opts.conn), langSwitch(), this.statusEl),
         el("section", { class: "panel" }, el("h2", { text: t("game.log") }), this.logEl),
         this.chat.el),
       this.overEl);
@@ -241,14 +248,15 @@ export class BoardGameScreen {
     this.board.update(v, this.seat);
     this.updateControls(v);
     this.cardsEl.replaceChildren(...[0, 1].map((p) => {
-      const player = this.opts.players?.[p] || {};
+      const player = this.opts.conn.players?.[p] || this.opts.players?.[p] || {}; // the seat may have changed hands
       return el("div", { class: `seat-card${v.turn === p ? " to-move" : ""}`, "data-testid": `seat-card-${p}` },
         el("span", { class: `${this.spec.stone} p${p}`, "aria-hidden": "true" }),
         el("strong", { text: this._name(p) }),
         el("span", { class: "muted", text: player.ai ? this.aiLabel(player) : t("hud.human") }),
         this.seat === p ? el("span", { class: "you", text: t(`${this.spec.game}.you`) }) : null,
         this.cardStats(v, p),
-        seatStatus(this.opts.conn.room, p, v.turn));
+        seatStatus(this.opts.conn.room, p, v.turn),
+        seatMenu(this, this.opts.conn, p));
     }));
     disableInputs(this.screenEl);
     this.bannerEl.textContent = v.over ? this.result(v, (p) => this._name(p)) : this.turnBanner(v);
@@ -264,6 +272,7 @@ export class BoardGameScreen {
         el("div", { class: "row" },
           el("button", { type: "button", "data-testid": "over-close", onclick: () => (this.overEl.hidden = true) },
             t("end.look")),
+          rematchButton(this, this.opts.conn),
           el("button", { type: "button", class: "primary", "data-testid": "over-menu", onclick: () => this.opts.onExit?.() },
             t("game.leave")))));
     }

@@ -9,6 +9,7 @@ import { helpPanel } from "./help.js";
 import { showConnection } from "./connection.js";
 import { disableInputs, seatStatus, tickClocks } from "./presence.js";
 import { ChatPanel } from "./chat.js";
+import { followSeats, leaveGame, rematchButton, seatMenu } from "./seat_menu.js";
 
 export const SPEEDS = ["normal", "fast", "instant"];
 
@@ -50,6 +51,12 @@ export class GameScreen {
     opts.conn.onStatus?.((s, detail) => this._status(s, detail));
     opts.conn.onRoom?.(() => this.state && this.update(this.state.raw));
     this._ticker = setInterval(() => tickClocks(this.cardsEl), 1000);
+    followSeats(this, opts.conn, this.root.querySelector(".game-screen"), opts.conn.room?.room);
+  }
+
+  /** Redraw the seat cards (the host's seat menu changed). */
+  refreshSeats() {
+    if (this.state) this.update(this.state.raw);
   }
 
   destroy() {
@@ -97,7 +104,7 @@ export class GameScreen {
       ? el("strong", { class: "watching", "data-testid": "spectating", "data-i18n": "game.spectating" }, t("game.spectating"))
       : null;
     const toolbar = el("div", { class: "toolbar panel", role: "toolbar", "aria-label": t("game.toolbar") },
-      watching, this.passBtn, this.endBtn,
+      watching, this.passBtn, this.endBtn, leaveGame(this, this.opts.conn),
       el("label", { class: "inline" }, el("span", { "data-i18n": "game.ai_speed" }, t("game.ai_speed")), this.speedSel),
       el("label", { class: "inline" }, this.followBox, el("span", { "data-i18n": "game.follow" }, t("game.follow"))),
       zoomOut, zoomIn, overview, king, help, chatToggle, menu, langSwitch(), this.statusEl);
@@ -157,7 +164,8 @@ export class GameScreen {
     this.view.update(this.state);
     renderCards(this.cardsEl, this.layout, this.state, this.seat);
     for (const card of this.cardsEl.querySelectorAll("[data-player]")) {
-      card.append(seatStatus(this.opts.conn.room, Number(card.dataset.player), this.state.turn) || "");
+      const p = Number(card.dataset.player);
+      card.append(seatStatus(this.opts.conn.room, p, this.state.turn) || "", seatMenu(this, this.opts.conn, p) || "");
     }
     renderBanner(this.bannerEl, this.layout, this.state, this.seat);
     renderLog(this.logEl, this.layout, this.state.log);
@@ -200,6 +208,7 @@ export class GameScreen {
           this.state.winners.includes(p) ? ` ★ ${t("end.winner")}` : ""))),
       el("div", { class: "row" },
         button("over-close", "end.look", () => (this.overEl.hidden = true)),
+        rematchButton(this, this.opts.conn),
         button("over-menu", "game.leave", () => this.opts.onExit?.(), { class: "primary" }))));
   }
 

@@ -39,7 +39,8 @@ export function seatStatus(room, p, turn) {
   const seat = room?.seats?.[p];
   if (!seat) return null;
   const since = seat.away_since ? new Date(seat.away_since * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : null;
-  const text = seat.presence === "here" ? t("presence.here") : since ? t("presence.away_since", { since }) : t("presence.away");
+  const text = seat.presence === "left" ? t("seats.left")
+    : seat.presence === "here" ? t("presence.here") : since ? t("presence.away_since", { since }) : t("presence.away");
   const line = el("span", { class: `presence ${seat.presence}`, "data-testid": `presence-${p}`, "data-presence": seat.presence,
     text });
   const clock = room.deadline && turn === p && !room.over
