@@ -8,6 +8,7 @@ new manager on the same file. Waits poll a condition under a generous safety net
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +162,9 @@ def test_a_rematch_once_the_game_is_over_keeps_every_link_is_asked_once_and_surv
         await manager.shutdown()
 
     async def after_restart() -> None:
+        with sqlite3.connect(db) as con:
+            stored = con.execute("SELECT rematch FROM rooms WHERE id = ?", (found["room"]["room"],)).fetchone()
+        assert stored == (found["new"],)
         manager = manager_on(db, tmp_path / "r")
         assert manager.restore() == [found["new"]]
         _, welcome = await join(manager, {"room": found["new"], "seats": found["room"]["seats"]}, 0)
