@@ -33,6 +33,7 @@ def test_three_people_one_leaves_the_others_see_she_left_and_the_host_hands_her_
         for pg in (host, other):
             pg.wait_for_selector("[data-testid=presence-2][data-presence=left]")
             assert pg.inner_text("[data-testid=presence-2]") == "se fue"
+            assert "Equilibrada" in pg.inner_text("[data-testid=player-cards] [data-player='2']")  # the takeover AI
         # her browser forgot the seat; only the host has seat menus
         assert leaver.evaluate("JSON.parse(localStorage.getItem('dw.seats') || '[]').length") == 0
         assert other.query_selector("[data-testid=seat-menu-2]") is None

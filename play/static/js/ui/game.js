@@ -49,7 +49,11 @@ export class GameScreen {
     opts.conn.onView((v) => this.update(v));
     opts.conn.onError((e) => this.toast(e.message || String(e)));
     opts.conn.onStatus?.((s, detail) => this._status(s, detail));
-    opts.conn.onRoom?.(() => this.state && this.update(this.state.raw));
+    opts.conn.onRoom?.(() => {
+      // a seat may have changed hands (a player left, the host gave it away): its card names its new occupant
+      this.layout.players.forEach((pl, p) => Object.assign(pl, opts.conn.players?.[p] || {}));
+      if (this.state) this.update(this.state.raw);
+    });
     this._ticker = setInterval(() => tickClocks(this.cardsEl), 1000);
     followSeats(this, opts.conn, this.root.querySelector(".game-screen"), opts.conn.room?.room);
   }
