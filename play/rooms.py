@@ -33,9 +33,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from play import ai_seat, games, protocol
-from play.chat import CHAT_MEMORY, ChatLimits, say
 from play import ai_seat, games, protocol, seat_changes
+from play.chat import CHAT_MEMORY, ChatLimits, say
 from play.games import DEFAULT_GAME, JSON, GameAdapter, GameSession, InputError
 from play.records import RecordStore
 from play.storage import MemoryRoomStore, RoomStore, StorageError, StoredMove, StoredRoom, token_hash
