@@ -7,7 +7,7 @@ and escaping it is the page's job (it writes it with ``textContent``).
 
 A line is an event of the room like a move: committed with the room's new version in one transaction before
 anyone is told, broadcast as ``{"type": "chat", "version", "seat", "name", "text", "at"}`` (the sender's copy with
-``re``), replayed in ``missed`` on resync. The room keeps its last :data:`CHAT_MEMORY` lines in memory (sent in
+``re``), replayed in ``missed`` on resync. The room keeps its last ``CHAT_MEMORY`` lines in memory (sent in
 ``welcome``); the database keeps the last :data:`CHAT_STORED` per room. Rate: :data:`CHAT_BURST` lines at once,
 then one every :data:`CHAT_REFILL_S` seconds, per client address and per seat, so neither a second tab nor a
 second seat of the same address gets round it; one client's flood costs only that client.
@@ -21,23 +21,19 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gamecore.errors import brief
 from play.games import JSON, InputError
 from play.limits import MAX_CLIENTS, TokenBucket
-from play.storage import StorageError
-
-if TYPE_CHECKING:
-    from play.protocol import Message
-    from play.rooms import Connection, Room, RoomManager
+from play.protocol import Message
+from play.room import Connection, Room
+from play.storage import RoomStore, StorageError
 
 log = logging.getLogger("play.chat")
 
 #: the longest line, in characters (code points) after stripping
 CHAT_LENGTH = 300
-#: lines a room keeps in memory and sends in ``welcome``
-CHAT_MEMORY = 200
 #: lines the database keeps per room (older ones are deleted in the commit that adds a new one)
 CHAT_STORED = 1000
 #: lines a client (or a seat) may send at once, then one more every CHAT_REFILL_S seconds (5 in 10 s from rest)
@@ -110,10 +106,12 @@ def _wait(bucket: TokenBucket, now: float) -> float:
     return 0.0 if tokens >= 1.0 else (1.0 - tokens) / bucket.rate
 
 
-async def say(manager: RoomManager, room: Room, conn: Connection, seat: int, message: Message) -> None:
+async def say(
+    room: Room, conn: Connection, seat: int, message: Message, limits: ChatLimits, store: RoomStore, now: float
+) -> None:
     """Store a seated player's chat line as the room's next event, then tell everyone (the sender with ``re``)."""
     text = check_text(message.fields["text"])
-    manager.chat_limits.check(conn.client, room.id, seat)
+    limits.check(conn.client, room.id, seat)
     async with room.lock:
         line: JSON = {
             "version": room.version + 1,
@@ -121,10 +119,10 @@ async def say(manager: RoomManager, room: Room, conn: Connection, seat: int, mes
             "seat": seat,
             "name": room.seats[seat].name,
             "text": text,
-            "at": manager.now(),
+            "at": now,
         }
         try:
-            manager.store.add_chat(room.id, line, CHAT_STORED)
+            store.add_chat(room.id, line, CHAT_STORED)
         except StorageError as exc:
             log.error("room %s: %s; the chat line is dropped", room.id, exc)
             raise InputError("storage_failed", "the server could not store this line, so nobody got it") from None

@@ -24,7 +24,8 @@ from typing import Any
 from gamecore.errors import brief
 from play import games
 from play.games import JSON, InputError
-from play.rooms import Room, RoomManager, replay_room
+from play.room import Room
+from play.rooms import RoomManager, replay_room
 from play.storage import ClosedRoom, token_hash
 
 #: the most seats one request may name (the page remembers at most as many: my_seats.js MAX_SEATS)

@@ -22,12 +22,9 @@ from typing import Any
 
 from play import games, protocol
 from play.games import JSON, InputError
+from play.room import Connection, Room, RoomServices, Seat
 from play.storage import StorageError, token_hash
 from play.strategies import Strategy
-
-# play.rooms imports this module, so its classes are named here rather than imported (tests/test_rooms.py
-# refuses import cycles, type-only ones too)
-RoomManager = Room = Connection = Seat = Any
 
 log = logging.getLogger("play.seat_changes")
 
@@ -83,7 +80,7 @@ def check_not_left(room: Room, index: int) -> int:
     return index
 
 
-async def handle(manager: RoomManager, room: Room, conn: Connection, message: protocol.Message) -> None:
+async def handle(manager: RoomServices, room: Room, conn: Connection, message: protocol.Message) -> None:
     """Answer a ``leave``, ``replace_seat`` or ``rematch`` message (docs/PLAY.md, "Seats change hands")."""
     if message.type == "leave":
         await _leave(manager, room, conn, message)
@@ -102,7 +99,7 @@ def _own_seat(room: Room, conn: Connection, what: str) -> int:
     return conn.seat
 
 
-async def _leave(manager: RoomManager, room: Room, conn: Connection, message: protocol.Message) -> None:
+async def _leave(manager: RoomServices, room: Room, conn: Connection, message: protocol.Message) -> None:
     """Give the leaving player's seat to the game's takeover AI; the socket watches on as a spectator."""
     index = _own_seat(room, conn, "leave a game")
     strategy = manager.catalogue.get(room.adapter.takeover_strategy, room.adapter.game_id)
@@ -116,11 +113,11 @@ async def _leave(manager: RoomManager, room: Room, conn: Connection, message: pr
         room.spectators.add(conn)
         await conn.send(_with_re({"type": "left", "seat": index, "version": room.version}, message.id))
         await _announce(manager, room)
-        manager._ensure_ai(room)
+        manager.ensure_ai(room)
     room.wake.set()
 
 
-async def _replace(manager: RoomManager, room: Room, conn: Connection, message: protocol.Message) -> None:
+async def _replace(manager: RoomServices, room: Room, conn: Connection, message: protocol.Message) -> None:
     """Give a seat to an AI or to a new person (host only); the person's link goes to the host alone."""
     if not conn.host:
         raise InputError("not_host", "only the room's host (the link of whoever created it) may give a seat away")
@@ -148,12 +145,12 @@ async def _replace(manager: RoomManager, room: Room, conn: Connection, message: 
             link = f"/#room={room.id}&seat={index}&token={token}"
             await conn.send(_with_re({"type": "seat_link", "seat": index, "token": token, "link": link}, message.id))
         await _announce(manager, room, conn, None if token is not None else message.id)
-        manager._ensure_ai(room)
+        manager.ensure_ai(room)
     room.wake.set()
 
 
 async def _newcomer(
-    manager: RoomManager, room: Room, index: int, by: str, fields: JSON
+    manager: RoomServices, room: Room, index: int, by: str, fields: JSON
 ) -> tuple[dict[str, Any], str | None]:
     """Return the seat's new fields for ``replace_seat`` and the new person's token (None for an AI)."""
     seat = room.seats[index]
@@ -176,7 +173,7 @@ async def _newcomer(
     return {**person, **fresh}, token
 
 
-async def _rematch(manager: RoomManager, room: Room, conn: Connection, message: protocol.Message) -> None:
+async def _rematch(manager: RoomServices, room: Room, conn: Connection, message: protocol.Message) -> None:
     """Create the game's rematch once (any player or the host, when it is over) and tell the whole room."""
     if not conn.host:
         _own_seat(room, conn, "ask for a rematch")
@@ -190,7 +187,7 @@ async def _rematch(manager: RoomManager, room: Room, conn: Connection, message: 
                 manager.store.set_rematch(room.id, created["room"], version)
             except StorageError as exc:
                 log.error("room %s: %s; its rematch is closed again", room.id, exc)
-                await manager._close_room(manager.rooms[created["room"]], "expired")
+                await manager.close_room(manager.rooms[created["room"]], "expired")
                 raise InputError("storage_failed", "the server could not store the rematch; ask again") from None
             room.rematch, room.version = created["room"], version
             room.events.append({"version": version, "type": "rematch", "room": room.rematch})
@@ -215,7 +212,7 @@ def _check_playing(room: Room) -> None:
         raise InputError("game_over", "the game has ended: its seats no longer change hands (a rematch keeps them)")
 
 
-async def _policy(manager: RoomManager, room: Room, strategy: Strategy, index: int) -> Any:
+async def _policy(manager: RoomServices, room: Room, strategy: Strategy, index: int) -> Any:
     """Return a loaded AI policy for a seat, seeded as a restart will seed it (room seed + seat)."""
     seed = (room.setup.seed if room.setup is not None else 0) + index
     loop = asyncio.get_running_loop()
@@ -225,7 +222,7 @@ async def _policy(manager: RoomManager, room: Room, strategy: Strategy, index: i
         raise InputError("unknown_strategy", f"seat {index}: strategy {strategy.id!r} failed to load: {exc}") from None
 
 
-def _change_seat(manager: RoomManager, room: Room, seat: Seat, changes: dict[str, Any]) -> None:
+def _change_seat(manager: RoomServices, room: Room, seat: Seat, changes: dict[str, Any]) -> None:
     """Store a seat's change with the room's next version, then make it and record the event (under the lock).
 
     The seat is changed in place, not swapped: an AI decision in flight compares the seat's policy and
@@ -247,7 +244,7 @@ def _change_seat(manager: RoomManager, room: Room, seat: Seat, changes: dict[str
     room.events.append({"version": version, "type": "seat", "seat": seat.index, "summary": seat.summary()})
 
 
-async def _announce(manager: RoomManager, room: Room, conn: Connection | None = None, re: Any = None) -> None:
+async def _announce(manager: RoomServices, room: Room, conn: Connection | None = None, re: Any = None) -> None:
     """Tell the room of a seat's change (a ``room`` message; ``conn``'s copy answers its message ``re``)."""
     message = {"type": "room", "room": room.summary(), "version": room.version}
     await manager.broadcast(room, message, skip=conn if re is not None else None)

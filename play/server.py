@@ -36,7 +36,8 @@ from play.hosts import HostCheck
 from play.limits import ClientLimits, Clock, LimitSettings
 from play.my_games import MyGames, parse_request
 from play.records import RecordStore, default_records_dir
-from play.rooms import DEFAULT_IDLE_EXPIRY, DEFAULT_MAX_ROOMS, NAME_LENGTH, Connection, RoomManager
+from play.room import Connection
+from play.rooms import DEFAULT_IDLE_EXPIRY, DEFAULT_MAX_ROOMS, NAME_LENGTH, RoomManager
 from play.storage import MemoryRoomStore, SqliteRoomStore
 from play.strategies import Catalogue
 

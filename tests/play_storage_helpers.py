@@ -1,6 +1,6 @@
 """In-process harness for the durable-rooms tests: a RoomManager on a real SQLite file, scripted clients.
 
-A :class:`Client` is a :class:`play.rooms.Connection` whose socket is a list: every message the room sends
+A :class:`Client` is a :class:`play.room.Connection` whose socket is a list: every message the room sends
 is decoded into ``inbox`` and an event wakes whoever waits. Waits poll a condition under a generous overall
 timeout (a safety net, never the thing asserted). Games use Domain Wheel's small map so a cycle is quick.
 """
@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from play.records import RecordStore
-from play.rooms import Room, RoomManager, replay_room
+from play.room import Room
+from play.rooms import RoomManager, replay_room
 from play.storage import RoomStore, SqliteRoomStore, StoredMove, StoredRoom
 from play.strategies import Catalogue
 
@@ -48,7 +49,7 @@ class Client:
     """One scripted client: a Connection whose messages land in ``inbox``."""
 
     def __init__(self, manager: RoomManager) -> None:
-        from play.rooms import Connection
+        from play.room import Connection
 
         self.manager = manager
         self.inbox: list[dict[str, Any]] = []

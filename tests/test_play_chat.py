@@ -21,6 +21,7 @@ from play import chat, protocol
 from play.chat import CHAT_BURST, CHAT_LENGTH, CHAT_REFILL_S, check_text
 from play.games import InputError
 from play.records import RecordStore
+from play.room import CHAT_MEMORY
 from play.rooms import RoomManager
 from play.storage import SqliteRoomStore, StorageError
 from play.strategies import Catalogue
@@ -267,10 +268,10 @@ def test_rule_44_6_the_room_remembers_and_welcomes_with_its_last_200_lines(tmp_p
         manager.chat_limits = chat.ChatLimits(clock, burst=math.inf)  # the memory is the subject here, not the rate
         room = await create(manager, room_body("hha"))
         ana, _ = await join(manager, room, 0)
-        for n in range(chat.CHAT_MEMORY + 5):
+        for n in range(CHAT_MEMORY + 5):
             await ana.ask({"type": "chat", "text": f"n{n}"}, f"c{n}")
         _, welcome = await join(manager, room, None)
-        assert [line["text"] for line in welcome["chat"]] == [f"n{n}" for n in range(5, chat.CHAT_MEMORY + 5)]
+        assert [line["text"] for line in welcome["chat"]] == [f"n{n}" for n in range(5, CHAT_MEMORY + 5)]
 
     asyncio.run(scenario())
 
@@ -314,4 +315,4 @@ def test_rule_44_6_the_page_counts_against_the_servers_bounds() -> None:
     panel = (static / "ui" / "chat.js").read_text(encoding="utf-8")
     client = (static / "api.js").read_text(encoding="utf-8")
     assert re.search(r"export const CHAT_LENGTH = (\d+);", panel)[1] == str(CHAT_LENGTH)  # type: ignore[index]
-    assert re.search(r"export const CHAT_MEMORY = (\d+);", client)[1] == str(chat.CHAT_MEMORY)  # type: ignore[index]
+    assert re.search(r"export const CHAT_MEMORY = (\d+);", client)[1] == str(CHAT_MEMORY)  # type: ignore[index]

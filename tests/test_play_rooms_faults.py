@@ -25,7 +25,8 @@ from typing import Any
 
 import pytest
 
-from play import games, rooms
+from play import games
+from play import room as room_module
 from play.storage import MemoryRoomStore
 from tests.play_storage_helpers import Client, create, legal_input, manager_on, notations, room_body, stored_rooms
 
@@ -288,7 +289,7 @@ class ChaosClient:
 def test_a_thousand_forced_disconnects_always_converge_to_the_server_state(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(rooms, "EVENT_MEMORY", 12)  # a client away longer gets the snapshot alone
+    monkeypatch.setattr(room_module, "EVENT_MEMORY", 12)  # a client away longer gets the snapshot alone
 
     async def scenario() -> list[ChaosClient]:
         manager = manager_on(tmp_path / "db", tmp_path / "records", store=MemoryRoomStore())

@@ -132,7 +132,7 @@ def test_one_client_holds_at_most_its_cap_of_live_rooms(client: TestClient, cloc
     assert r.status_code == 429 and r.json()["error"]["allowed"] == {"rooms_per_client": 5}
     manager = client.app.state.manager  # type: ignore[attr-defined]
     gone = next(iter(manager.rooms.values()))
-    client.portal.call(manager._close_room, gone, "expired")  # an expired room no longer counts
+    client.portal.call(manager.close_room, gone, "expired")  # an expired room no longer counts
     assert client.post("/api/rooms", json=room_body()).status_code == 201
 
 

@@ -37,7 +37,8 @@ LABELS = {
 async def _measure(store: Any, stored: int, games: int, seconds: float, records: Path) -> dict[str, Any]:
     from play import games as game_adapters
     from play.records import RecordStore
-    from play.rooms import Connection, RoomManager
+    from play.room import Connection
+    from play.rooms import RoomManager
     from play.strategies import Catalogue
 
     manager = RoomManager(Catalogue([]), RecordStore(records), max_rooms=stored + games * 50, store=store)
