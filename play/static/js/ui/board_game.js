@@ -228,8 +228,9 @@ export class BoardGameScreen {
     this.root.replaceChildren(this.screenEl);
   }
 
+  /** The seat's name now: the room's latest summary first (a seat may have changed hands), then the page's own. */
   _name(p) {
-    return this.opts.players?.[p]?.name || seatLabel(this.spec, p);
+    return this.opts.conn?.players?.[p]?.name || this.opts.players?.[p]?.name || seatLabel(this.spec, p);
   }
 
   toast(text) {
