@@ -1,0 +1,425 @@
+"""
+# Frontera
+
+| Import             | `from frontera_env import frontera_v0`                         |
+|--------------------|----------------------------------------------------------------|
+| Actions            | Discrete                                                       |
+| Parallel API       | No                                                             |
+| Manual Control     | No                                                             |
+| Agents             | `agents= ['player_0', ..., 'player_{P-1}']`                    |
+| Agents             | 2 to 6                                                         |
+| Action Shape       | (1,)                                                           |
+| Action Values      | Discrete(N*(B+2) + 2E + 2B + 16): 507 / 795 / 1198 (B = 5)     |
+| Observation Shape  | (N*(19 + max(9, K)) + 72,): 1052 / 1612 / 2312                 |
+| Observation Values | [0, inf) (float32)                                             |
+
+Frontera is a Risk-like game for 2 to 6 players with dice, cards, fog of war and a hidden simultaneous
+deployment (rules: `shared/rules/frontera-spec.md`, usage: `docs/FRONTERA.md`). The env holds no rule:
+legality, dice and outcomes come from the engine (`frontera_env.engine.Game`); the mask and the action
+decoding are `frontera_env.encoding`, the observation `frontera_env.observation` (built from the player's
+view, `frontera_env.view`, so nothing hidden leaks).
+
+### Agents
+
+`player_p` is seat `p`. During setup the seats deploy one after another in `order0` (spec 6.6: sequential
+hidden placement); afterwards `agent_selection` is the current player. An eliminated seat is terminated at
+once (it steps `None` next, PettingZoo's dead step) while the others play on.
+
+### Arguments
+
+``` python
+frontera_v0.env(render_mode=None, players=2, size="small", world_code=None, map_file=None, fog=False,
+                cards=True, blitz=True, buckets=5, max_turns="default", rewards="zero_sum", render_width=800)
+```
+
+`size` is small, medium or large; the map is that size's reference map, or `generate(size, world_code)`,
+or the `frontera-map/1` file `map_file` (not with `world_code`). `max_turns` is `250 * players` by default,
+an integer >= 1, or None (no truncation). `rewards` is `"zero_sum"` or `"win_loss"`. Unknown keywords or bad
+values raise `ValueError` naming them and what is allowed. `reset(seed=, options=)`: `seed` is the game
+seed (dice, deal, deck; None draws one); `options` may change `fog`, `cards`, `blitz` and `rewards` for the
+next games; the keywords that shape the spaces must keep their value; other keys are ignored (PettingZoo's
+`api_test` passes arbitrary ones).
+
+### Action Space and mask
+
+The blocks of spec 6.2 (DEPLOY, TRADE, ATTACK, BLITZ, OCCUPY, END_ATTACK, REGROUP_FROM/TO/AMOUNT,
+END_TURN) with amount buckets; `frontera_env.encoding.Layout` has the offsets. The mask (spec 6.3) is the
+single source of legality and is all 0 for agents not to act. A regroup is three steps (source,
+destination, amount); in setup the env declares Ready itself when the seat's armies are placed.
+
+### Observation Space
+
+`{"observation": float32 (S,), "action_mask": int8 (A,)}`, ego-centric (the observer is slot 0); see
+`frontera_env.observation` for the layout. `infos[agent]["graph"]` holds `edge_index` (int64 [2, E], in
+action order), `edge_sea` (bool [E]) and `region` (int64 [N]) for graph networks.
+
+### Rewards
+
+Zero-sum (spec 6.5): the winner +1, every other seat `-1/(P-1)`; an eliminated seat receives its share when
+it is eliminated. At truncation the survivors share the eliminated seats' losses equally, so every game sums
+to 0 (no eliminations: all 0). `rewards="win_loss"`: +1 / -1, and 0 at truncation. The final `infos` hold
+`winner`, `truncated` and each seat's territory `shares`.
+
+### Version History
+
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from numpy.typing import NDArray
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from frontera_env.actions import Place, Ready, Regroup
+from frontera_env.board import SIZES, FronteraMap
+from frontera_env.encoding import Choose, Layout, Selection, action_mask, decode
+from frontera_env.engine import Game
+from frontera_env.observation import DECISIONS, ObservationLayout, decision, encode
+from frontera_env.rules_errors import IllegalAction, brief
+from frontera_env.state import ACTIVE, SETUP
+from frontera_env.view import view
+
+ENV_NAME = "frontera_v0"
+REWARD_MODES = ("zero_sum", "win_loss")
+#: the keywords that shape the spaces, fixed for an env's life
+SHAPING = ("players", "size", "world_code", "map_file", "buckets", "max_turns")
+#: the keywords reset(options=) may change between games
+PER_GAME = ("fog", "cards", "blitz", "rewards")
+
+__all__ = ["ENV_NAME", "EnvOptions", "env", "raw_env"]
+
+
+@dataclass(frozen=True)
+class EnvOptions:
+    """The env's options, checked (see the module docs); ``max_turns`` 0 means no truncation."""
+
+    players: int = 2
+    size: str = "small"
+    world_code: str | None = None
+    map_file: str | None = None
+    fog: bool = False
+    cards: bool = True
+    blitz: bool = True
+    buckets: int = 5
+    max_turns: int = 0
+    rewards: str = "zero_sum"
+
+    @classmethod
+    def from_dict(cls, given: Mapping[str, Any]) -> EnvOptions:
+        """Return checked options; ValueError naming an unknown key or a bad value and what is allowed."""
+        allowed = (*SHAPING, *PER_GAME)
+        unknown = [k for k in given if k not in allowed]
+        if unknown:
+            raise ValueError(f"unknown option {brief(unknown[0])}; allowed: {', '.join(allowed)}")
+        players = _int(given.get("players", 2), "players", 2, 6)
+        size = given.get("size", "small")
+        if size not in SIZES:
+            raise ValueError(f"size must be one of {', '.join(SIZES)}, got {brief(size)}")
+        code, path = given.get("world_code"), given.get("map_file")
+        if code is not None and path is not None:
+            raise ValueError("give world_code or map_file, not both")
+        if code is not None and not isinstance(code, str):
+            raise ValueError(f"world_code must be a string of A-Z, 0-9 and '-', got {brief(code)}")
+        if path is not None and not isinstance(path, str | os.PathLike):
+            raise ValueError(f"map_file must be a path to a frontera-map/1 file, got {brief(path)}")
+        max_turns = given.get("max_turns", "default")
+        if isinstance(max_turns, str) and max_turns == "default":
+            turns = 250 * players  # A39's RL default, 250 turns per starting player
+        elif max_turns is None:
+            turns = 0
+        else:
+            turns = _int(max_turns, "max_turns", 1, 10**9)
+        return cls(
+            players=players,
+            size=size,
+            world_code=code,
+            map_file=None if path is None else os.fspath(path),
+            buckets=_int(given.get("buckets", 5), "buckets", 2, 64),
+            max_turns=turns,
+            **_per_game(given),
+        )
+
+    def board(self) -> FronteraMap:
+        """Return the map these options name: a file, a world code's, or the size's reference map."""
+        from frontera_env.map_file import check_players, read_map, reference_map
+
+        if self.map_file is not None:
+            board = read_map(self.map_file)
+        elif self.world_code is not None:
+            from frontera_env.generator import generate
+
+            board = generate(self.size, self.world_code)
+        else:
+            board = reference_map(self.size)
+        check_players(board, self.players)
+        return board
+
+
+def _int(value: Any, name: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not lo <= value <= hi:
+        raise ValueError(f"{name} must be an integer in {lo}..{hi}, got {brief(value)}")
+    return int(value)
+
+
+def _per_game(given: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the checked per-game options present in ``given`` (fog, cards, blitz, rewards)."""
+    out: dict[str, Any] = {}
+    for key in ("fog", "cards", "blitz"):
+        if key in given:
+            if not isinstance(given[key], bool | np.bool_):
+                raise ValueError(f"{key} must be True or False, got {brief(given[key])}")
+            out[key] = bool(given[key])
+    if "rewards" in given:
+        if given["rewards"] not in REWARD_MODES:
+            raise ValueError(f"rewards must be one of {', '.join(REWARD_MODES)}, got {brief(given['rewards'])}")
+        out["rewards"] = given["rewards"]
+    return out
+
+
+def env(render_mode: str | None = None, **options: Any) -> AECEnv:
+    """Return the environment in PettingZoo's classic wrapper chain (illegal action: -1 and the game ends)."""
+    environment: AECEnv = raw_env(render_mode=render_mode, **options)
+    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
+    environment = wrappers.AssertOutOfBoundsWrapper(environment)
+    environment = wrappers.OrderEnforcingWrapper(environment)
+    return environment
+
+
+class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming convention
+    """Frontera as a PettingZoo AEC environment, without wrappers (illegal actions raise IllegalAction)."""
+
+    metadata: dict[str, Any] = {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "name": ENV_NAME,
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(self, render_mode: str | None = None, render_width: int = 800, **options: Any) -> None:
+        EzPickle.__init__(self, render_mode=render_mode, render_width=render_width, **options)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode {brief(render_mode)} is not supported; allowed: None, {self.metadata['render_modes']}"
+            )
+        from frontera_env.render_image import check_width
+
+        self.render_width = check_width(render_width)
+        self.render_mode = render_mode
+        self.options = EnvOptions.from_dict(options)
+        self.board = self.options.board()
+        self.layout = Layout.for_map(self.board, self.options.buckets)
+        self.obs_layout = ObservationLayout.for_map(self.board, self.options.max_turns)
+        self.possible_agents = [f"player_{p}" for p in range(self.options.players)]
+        self.action_spaces = {a: spaces.Discrete(self.layout.size) for a in self.possible_agents}
+        box = spaces.Box(0, self.obs_layout.high, (self.obs_layout.size,), np.float32)
+        mask = spaces.Box(0, 1, (self.layout.size,), np.int8)
+        self.observation_spaces = {
+            a: spaces.Dict({"observation": box, "action_mask": mask}) for a in self.possible_agents
+        }
+        self.graph = _graph(self.board, self.layout)
+        self.selection = Selection()
+        self._mask = np.zeros(self.layout.size, np.int8)
+        self.game = self._new_game(0)
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def _new_game(self, seed: int) -> Game:
+        o = self.options
+        return Game.new(self.board, o.players, seed, fog=o.fog, cards=o.cards, max_turns=o.max_turns)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game from ``seed`` (None: a fresh one); ``options`` as the module docs say."""
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0):
+            raise ValueError(f"seed must be an integer >= 0 or None, got {brief(seed)}")
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError(f"reset options must be a dict such as {{'fog': True}} or None, got {brief(options)}")
+        given = dict(options or {})
+        for key in SHAPING:
+            if key in given and given[key] != getattr(self.options, key):
+                raise ValueError(
+                    f"reset option {key} would change the spaces ({brief(getattr(self.options, key))} -> "
+                    f"{brief(given[key])}); construct a new env with {key}={brief(given[key])}"
+                )
+        self.options = replace(self.options, **_per_game(given))
+        game_seed = int(seed) % 2**64 if seed is not None else int.from_bytes(os.urandom(8), "little")
+        self.game = self._new_game(game_seed)
+        self.selection.clear()
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {"graph": self.graph} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current]
+        self._skip_agent_selection: str | None = None
+        self._update_mask()
+
+    def _update_mask(self) -> None:
+        action_mask(self.layout, self.game, self.selection, self.options.blitz, self._mask)
+
+    def observe(self, agent: str) -> dict[str, NDArray[Any]]:
+        """Return ``agent``'s observation, built from its view only, and its mask (all 0 unless it is to act)."""
+        seat = self.possible_agents.index(agent)
+        acting = seat == self.game.current
+        sel = self.selection if acting else Selection()
+        obs = np.empty(self.obs_layout.size, np.float32)
+        encode(self.obs_layout, view(self.game.ctx, self.game.state, seat), sel, self._public(), obs)
+        mask = self._mask.copy() if acting else np.zeros(self.layout.size, np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def _public(self) -> tuple[int, bool]:
+        return self.options.max_turns, self.options.cards
+
+    def step(self, action: Any) -> None:
+        """Play ``agent_selection``'s ``action``; IllegalAction (a ValueError) naming it and the state if masked."""
+        try:
+            agent = self.agent_selection
+            done = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):
+            raise self._protocol_error() from None
+        if done:
+            self._was_dead_step(action)
+            return
+        a = _as_action(action, self.layout.size)
+        if not self._mask[a]:
+            raise self._refusal(agent, a)
+        self._cumulative_rewards[agent] = 0
+        self._play(a)
+        self._clear_rewards()
+        self._settle()
+        self._update_mask()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _play(self, a: int) -> None:
+        """Apply index ``a`` (already masked legal): an engine action or one step of the regroup selection."""
+        game, sel = self.game, self.selection
+        decoded = decode(self.layout, game, sel, a, self.options.blitz)
+        if isinstance(decoded, Choose):
+            if decoded.what == "source":
+                sel.source = decoded.territory
+            else:
+                sel.dest = decoded.territory
+            return
+        if decoded is None:  # the mask said legal: encoding and mask disagree, a defect to report loudly
+            raise RuntimeError(f"masked-legal action {a} ({self.layout.block(a)}) decodes to nothing")
+        game.apply(decoded)
+        if isinstance(decoded, Regroup):
+            sel.clear()
+        if isinstance(decoded, Place) and game.state.deploy_left[decoded.seat] == 0:
+            game.apply(Ready(decoded.seat))  # sequential hidden placement: a seat done is ready (6.6)
+
+    def _settle(self) -> None:
+        """Terminate newly eliminated seats with their share, finish an ended game, pick the next agent."""
+        st, p0 = self.game.state, self.options.players
+        loss = -1.0 / (p0 - 1) if self.options.rewards == "zero_sum" else -1.0
+        for seat, agent in enumerate(self.possible_agents):
+            if agent in self.terminations and not self.terminations[agent] and st.status[seat] != ACTIVE:
+                self.rewards[agent] = loss
+                self.terminations[agent] = True
+        if self.game.over:
+            self._finish(loss)
+        else:
+            self.agent_selection = self.possible_agents[self.game.current]
+        self._deads_step_first()
+
+    def _finish(self, loss: float) -> None:
+        st, p0 = self.game.state, self.options.players
+        alive = [a for a in self.agents if not self.terminations[a]]
+        share = (p0 - len(alive)) / ((p0 - 1) * len(alive)) if self.options.rewards == "zero_sum" else 0.0
+        winner = self.game.winner
+        for agent in alive:
+            seat = self.possible_agents.index(agent)
+            if st.truncated:
+                self.rewards[agent] = share
+            else:
+                self.rewards[agent] = 1.0 if seat == winner else loss
+            self.terminations[agent] = not st.truncated
+            self.truncations[agent] = bool(st.truncated)
+        summary = self.game.summary()
+        outcome = {
+            "graph": self.graph,
+            "winner": None if winner is None else self.possible_agents[winner],
+            "truncated": bool(st.truncated),
+            "shares": {a: summary["shares"][p] for p, a in enumerate(self.possible_agents)},
+        }
+        self.infos = {a: dict(outcome) for a in self.agents}
+
+    def _refusal(self, agent: str, a: int) -> IllegalAction:
+        legal = np.flatnonzero(self._mask)
+        shown = ", ".join(str(int(x)) for x in legal[:30]) + (" ..." if len(legal) > 30 else "")
+        seat = self.possible_agents.index(agent)
+        state = DECISIONS[decision(view(self.game.ctx, self.game.state, seat), self.selection)]
+        block, arg = self.layout.block(a)
+        return IllegalAction(
+            "spec 6.3",
+            f"action {a} ({block} {arg}) is not legal for {agent} in the {state} decision state; allowed: {shown}",
+        )
+
+    def _protocol_error(self) -> RuntimeError:
+        if not hasattr(self, "terminations"):
+            return RuntimeError("call reset() before step()")
+        return RuntimeError(
+            "the game is over and every agent has been removed (each done agent's step(None) removes it, "
+            "PettingZoo's AEC convention); call reset() to start a new game"
+        )
+
+    def render(self) -> str | NDArray[np.uint8] | None:
+        """Return the committed board as text ("ansi"), print it ("human") or draw it ("rgb_array")."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        st = self.game.state
+        if self.render_mode == "rgb_array":
+            from frontera_env.render_image import render_image
+
+            return render_image(self.board, st.owner, st.armies, self.render_width)
+        from frontera_env.render_text import render_text
+
+        who = "setup" if st.phase == SETUP else self.game.phase
+        text = f"turn {st.turn_index}, {who}, to act: seat {self.game.current}\n"
+        text += render_text(self.board, st.owner, st.armies)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        """Release nothing: the env holds no window or external resource."""
+
+
+def _graph(board: FronteraMap, layout: Layout) -> dict[str, NDArray[Any]]:
+    """Return the static graph for graph networks: edges in action order, their sea flag, each region (6.4)."""
+    sea = {(t.id, u) for t in board.territories for u in t.sea}
+    edge_index = np.stack([layout.src, layout.dst])
+    edge_sea = np.array([(int(s), int(t)) in sea for s, t in zip(layout.src, layout.dst, strict=True)], np.bool_)
+    region = np.array([t.region for t in board.territories], np.int64)
+    for array in (edge_index, edge_sea, region):
+        array.flags.writeable = False
+    return {"edge_index": edge_index, "edge_sea": edge_sea, "region": region}
+
+
+def _as_action(action: Any, n: int) -> int:
+    if isinstance(action, np.ndarray) and action.size == 1 and np.issubdtype(action.dtype, np.integer):
+        action = action.reshape(-1)[0]
+    if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer):
+        raise IllegalAction("spec 6.2", f"action must be an integer in 0..{n - 1}, got {brief(action)}")
+    if not 0 <= int(action) < n:
+        raise IllegalAction("spec 6.2", f"action {int(action)} is out of range; the action space is Discrete({n})")
+    return int(action)
