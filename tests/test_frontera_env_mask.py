@@ -53,11 +53,12 @@ def check_mask(layout: Layout, game: Game, sel: Selection, blitz: bool = True) -
             ok = False
         else:
             ok = d in legal_set
-            if ok:
+            try:
                 legal.check(game.ctx, game.state, d)
-            else:
-                with pytest.raises(IllegalAction):
-                    legal.check(game.ctx, game.state, d)
+                accepted = True
+            except IllegalAction:
+                accepted = False
+            assert accepted == ok, f"{d}: the engine's legal list and its check disagree"
         assert bool(mask[i]) == ok, f"index {i} {layout.block(i)} -> {d}: mask {mask[i]}, engine {ok} ({game.phase})"
     return mask
 
@@ -132,21 +133,20 @@ def _choose(mask: np.ndarray, layout: Layout, rng: np.random.Generator) -> int:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
 def test_6_3_mask_equals_engine_legality_in_every_state_random_play_reaches(players: int) -> None:
-    env = frontera_v0.raw_env(players=players, size="small", max_turns=8 * players, fog=players % 2 == 1)
+    env = frontera_v0.raw_env(players=players, size="small", max_turns=5 * players, fog=players % 2 == 1)
     rng = np.random.default_rng(players)
     seen: Counter[str] = Counter()
-    for seed in range(2):
-        env.reset(seed=100 + seed)
-        while env.agents:
-            agent = env.agent_selection
-            if env.terminations[agent] or env.truncations[agent]:
-                env.step(None)
-                continue
-            mask = check_mask(env.layout, env.game, env.selection, env.options.blitz)
-            seat = env.possible_agents.index(agent)
-            seen[DECISIONS[decision(view(env.game.ctx, env.game.state, seat), env.selection)]] += 1
-            assert np.array_equal(env.observe(agent)["action_mask"], mask)
-            env.step(_choose(mask, env.layout, rng))
+    env.reset(seed=100)
+    while env.agents:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        mask = check_mask(env.layout, env.game, env.selection, env.options.blitz)
+        seat = env.possible_agents.index(agent)
+        seen[DECISIONS[decision(view(env.game.ctx, env.game.state, seat), env.selection)]] += 1
+        assert np.array_equal(env.observe(agent)["action_mask"], mask)
+        env.step(_choose(mask, env.layout, rng))
     common = {"setup", "reinforce", "attack", "window", "regroup_source", "regroup_dest", "regroup_amount"}
     assert common <= set(seen), seen
 
