@@ -37,8 +37,9 @@ or the `frontera-map/1` file `map_file` (not with `world_code`). `max_turns` is 
 an integer >= 1, or None (no truncation). `rewards` is `"zero_sum"` or `"win_loss"`. Unknown keywords or bad
 values raise `ValueError` naming them and what is allowed. `reset(seed=, options=)`: `seed` is the game
 seed (dice, deal, deck; None draws one); `options` may change `fog`, `cards`, `blitz` and `rewards` for the
-next games; the keywords that shape the spaces must keep their value; other keys are ignored (PettingZoo's
-`api_test` passes arbitrary ones).
+next games; the keywords that shape the spaces must keep their value; `{"position": game}` starts from a
+copy of a running `frontera_env.engine.Game` on the env's map (its fog and cards options are taken); other
+keys are ignored (PettingZoo's `api_test` passes arbitrary ones).
 
 ### Action Space and mask
 
@@ -256,8 +257,11 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
                     f"{brief(given[key])}); construct a new env with {key}={brief(given[key])}"
                 )
         self.options = replace(self.options, **_per_game(given))
-        game_seed = int(seed) % 2**64 if seed is not None else int.from_bytes(os.urandom(8), "little")
-        self.game = self._new_game(game_seed)
+        if given.get("position") is not None:
+            self.game = self._position_game(given["position"])
+        else:
+            game_seed = int(seed) if seed is not None else int.from_bytes(os.urandom(8), "little")
+            self.game = self._new_game(game_seed % 2**64)
         self.selection.clear()
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -268,6 +272,29 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
         self.agent_selection = self.possible_agents[self.game.current]
         self._skip_agent_selection: str | None = None
         self._update_mask()
+
+    def _position_game(self, start: Any) -> Game:
+        """Return a copy of ``start`` if the env can play it: a running Game on this map with these options."""
+        if not isinstance(start, Game):
+            raise ValueError(f"reset option 'position' must be a frontera_env.engine.Game, got {brief(start)}")
+        ctx, o = start.ctx, self.options
+        if ctx.map != self.board or start.state.players != o.players or ctx.max_turns != o.max_turns:
+            raise ValueError(
+                f"the position's game ({start.state.players} players, max_turns {ctx.max_turns}, map "
+                f"{ctx.map.size} {ctx.map.world_code!r}) differs from the env's ({o.players} players, max_turns "
+                f"{o.max_turns}, map {self.board.size} {self.board.world_code!r})"
+            )
+        if start.over:
+            raise ValueError("the position is a finished game; an env cannot start from it")
+        st = start.state
+        stuck = (st.status == ACTIVE) & (st.deploy_left == 0) & ~st.ready
+        if st.phase == SETUP and stuck.any():
+            raise ValueError(
+                f"seat {int(np.flatnonzero(stuck)[0])} has placed every army but is not ready; the env declares "
+                "Ready itself (spec 6.6), so apply Ready before handing it the position"
+            )
+        self.options = replace(o, fog=ctx.fog, cards=ctx.cards)
+        return start.copy()
 
     def _update_mask(self) -> None:
         action_mask(self.layout, self.game, self.selection, self.options.blitz, self._mask)
