@@ -23,7 +23,8 @@ view, `frontera_env.view`, so nothing hidden leaks).
 
 `player_p` is seat `p`. During setup the seats deploy one after another in `order0` (spec 6.6: sequential
 hidden placement); afterwards `agent_selection` is the current player. An eliminated seat is terminated at
-once (it steps `None` next, PettingZoo's dead step) while the others play on.
+once (it steps `None` next, PettingZoo's dead step) while the others play on. Abandonment is an engine event,
+not an action: `raw_env.abandon(agent)` removes a seat at any moment (R-11.1) and treats it as a loser.
 
 ### Arguments
 
@@ -334,6 +335,26 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
         if self.render_mode == "human":
             self.render()
 
+    def abandon(self, agent: str) -> None:
+        """Remove ``agent``'s seat from the game at any moment (R-11.1, an engine event, not an action).
+
+        The seat is terminated with the share of a seat that lost (spec 6.5, as an elimination) and steps
+        ``None`` next; if it was to act, play passes on (R-11.1) and a pending regroup selection is dropped.
+        """
+        if not hasattr(self, "terminations"):
+            raise RuntimeError("call reset() before abandon()")
+        if agent not in self.possible_agents:
+            raise ValueError(f"agent must be one of {', '.join(self.possible_agents)}, got {brief(agent)}")
+        seat = self.possible_agents.index(agent)
+        to_act = seat == self.game.current
+        self.game.abandon(seat)  # IllegalAction if the game is over or the seat already left
+        if to_act:
+            self.selection.clear()
+        self._clear_rewards()
+        self._settle()
+        self._update_mask()
+        self._accumulate_rewards()
+
     def _play(self, a: int) -> None:
         """Apply index ``a`` (already masked legal): an engine action or one step of the regroup selection."""
         game, sel = self.game, self.selection
@@ -364,6 +385,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
             self._finish(loss)
         else:
             self.agent_selection = self.possible_agents[self.game.current]
+        self._skip_agent_selection = None  # the engine names the next seat; a stale one must not come back
         self._deads_step_first()
 
     def _finish(self, loss: float) -> None:

@@ -238,3 +238,26 @@ def test_6_render_modes_text_and_image() -> None:
     image.reset(seed=2)
     frame = image.render()
     assert isinstance(frame, np.ndarray) and frame.shape == (200, 200, 3) and frame.dtype == np.uint8
+
+
+def test_R11_1_6_5_an_abandoning_seat_pays_a_losers_share_and_the_last_one_left_wins() -> None:
+    env = frontera_v0.raw_env(players=3)
+    env.reset(seed=6)
+    total = dict.fromkeys(env.possible_agents, 0.0)
+    leaver = env.agent_selection  # it leaves while it deploys (R-11.1: at any moment)
+    env.abandon(leaver)
+    assert env.terminations[leaver] and env.rewards[leaver] == -0.5 and env.agent_selection == leaver
+    total[leaver] += env.rewards[leaver]
+    env.step(None)
+    assert leaver not in env.agents and env.agent_selection == f"player_{env.game.current}"
+    assert env._mask.any() and env.game.phase == "setup"
+    second = next(a for a in env.agents if a != env.agent_selection)  # off turn this time
+    env.abandon(second)
+    for agent, r in env.rewards.items():
+        total[agent] += r
+    assert env.game.over and all(env.terminations.values())
+    assert total == {leaver: -0.5, second: -0.5, env.infos[second]["winner"]: 1.0}
+    with pytest.raises(ValueError, match=r"R-10.2: the game is over"):
+        env.abandon(env.agent_selection)
+    with pytest.raises(ValueError, match=r"agent must be one of player_0, player_1, player_2, got 'player_9'"):
+        env.abandon("player_9")
