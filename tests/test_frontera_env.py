@@ -3,6 +3,7 @@ zero-sum rewards, eliminated seats' dead steps, truncation, options and the grap
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from typing import Any
 
@@ -261,3 +262,24 @@ def test_R11_1_6_5_an_abandoning_seat_pays_a_losers_share_and_the_last_one_left_
         env.abandon(env.agent_selection)
     with pytest.raises(ValueError, match=r"agent must be one of player_0, player_1, player_2, got 'player_9'"):
         env.abandon("player_9")
+
+
+def test_7_golden_transcript_small_two_players_seed_2() -> None:
+    """A seeded whole game (OpenSpiel playthrough style): any change to the layout, mask or rules shows here.
+
+    If a deliberate change moves it, re-derive the game and update the pin in the same commit.
+    """
+    env = frontera_v0.raw_env(players=2, max_turns=None)
+    rng = np.random.default_rng(2)
+    env.reset(seed=2)
+    actions = []
+    for _agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        action = None if terminated or truncated else _choose(obs["action_mask"], env.layout, rng)
+        actions += [] if action is None else [action]
+        env.step(action)
+    st = env.game.state
+    assert actions[:12] == [14, 41, 64, 116, 149, 315, 307, 388, 406, 377, 430, 506]
+    assert len(actions) == 62 and env.game.winner == 0 and st.turn_index == 5
+    assert [st.territory_count(p) for p in range(2)] == [25, 10] and int(st.armies.sum()) == 62
+    assert hashlib.sha256(",".join(map(str, actions)).encode()).hexdigest()[:16] == "820bc7573b4b9f54"
