@@ -193,3 +193,33 @@ def test_6_3_an_index_outside_the_mask_is_refused_naming_the_state_and_the_allow
     assert env.game.state.equals(before)
     with pytest.raises(IllegalAction, match=r"out of range; the action space is Discrete\(507\)"):
         env.step(507)
+
+
+def test_6_3_R4_3_a_hand_of_five_must_trade_before_attacking_then_trades_and_attacks_both_show() -> None:
+    board = line_map(12)  # wildcards are 12 and 13
+    owners = [0] * 6 + [1] * 6
+    game = position(board, owners, [1] * 5 + [6] + [1] * 6, hands={0: [0, 1, 3, 4, 12]})
+    layout, sel = Layout.for_map(board, 5), Selection()
+    game.apply(Deploy(5, game.state.pool))
+    mask = check_mask(layout, game, sel)  # pool 0 but five cards: TRADE only (R-4.3, A18)
+    assert not mask[layout.attack : layout.end_attack + 1].any()
+    assert {PATTERNS[p] for p in np.flatnonzero(mask[layout.trade : layout.attack])} == {"GGW", "CCW", "GCW"}
+    game.apply(Trade(card_choice(game, PATTERNS.index("GCW")) or (0, 1, 12)))
+    mask = check_mask(layout, game, sel)  # the trade's armies are the pool again
+    assert mask[layout.deploy : layout.trade].any() and not mask[layout.end_attack]
+
+
+def test_6_3_R6_2_the_occupy_bucket_equal_to_keep_is_masked_and_decodes_to_nothing() -> None:
+    board = line_map(12)
+    game = position(board, [0] * 6 + [1] * 6, [1] * 5 + [12] + [1] * 6)
+    layout, sel = Layout.for_map(board, 5), Selection()
+    game.apply(Deploy(5, game.state.pool))
+    roll(game, 6, 6, 6, 1)
+    game.apply(Attack(5, 6))
+    a, lo, hi = (int(x) for x in game.state.window[2:5])
+    amounts = bucket_amounts(lo, hi, 5)
+    assert a in amounts  # a = 3 is bucket 2 of 1..hi
+    mask = check_mask(layout, game, sel)
+    same = amounts.index(a)
+    assert not mask[layout.occupy + same] and decode(layout, game, sel, layout.occupy + same, True) is None
+    assert mask[layout.occupy + 5] and decode(layout, game, sel, layout.occupy + 5, True) == Occupy(a)
