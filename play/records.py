@@ -158,7 +158,12 @@ class RecordStore:
         else:
             self._cursors.move_to_end(key)
         try:
-            summary = {"id": rid, **adapter.record_summary(data), "moves": data.get("moves", [])}
+            summary = {
+                "id": rid,
+                **adapter.record_summary(data),
+                "moves": data.get("moves", []),
+                **adapter.replay_log(cursor),
+            }
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             raise InputError("bad_record", f"record {rid!r} cannot be read ({_brief_error(exc)})") from None
         return adapter, summary, cursor

@@ -21,7 +21,7 @@ from dw_env.rules import layout as lay
 
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 SCENARIOS = sorted(SCENARIO_DIR.glob("paso_*.json"))
-TOP_KEYS = {"title", "tutorial", "note", "rules", "position", "actions", "expect"}
+TOP_KEYS = {"title", "tutorial", "note", "rules", "show", "position", "actions", "expect"}
 EXPECT_KEYS = {
     "turn",
     "round",

@@ -174,6 +174,10 @@ class GameAdapter(ABC):
     def replay_view(self, cursor: Any, ply: int) -> JSON:
         """Return the state view after ``ply`` inputs of the record behind ``cursor``."""
 
+    def replay_log(self, cursor: Any) -> JSON:
+        """Return what a replay's move log shows of every input besides the record's notation (none by default)."""
+        return {}
+
 
 _ADAPTERS: dict[str, GameAdapter] = {}
 #: the game a request means when it names none

@@ -235,6 +235,7 @@ class ReplayCursor:
     record: GameRecord
     snapshots: dict[int, Game]
     players: list[str] | None
+    kinds: list[list[str]] | None = None
 
 
 class DomainWheelAdapter(GameAdapter):
@@ -364,6 +365,21 @@ class DomainWheelAdapter(GameAdapter):
         view["record_plies"] = len(moves)
         return view
 
+    def replay_log(self, cursor: Any) -> JSON:
+        """Return each move's kinds (rule 11.1), so every log entry of a replay names its move kind (rule 11.5)."""
+        assert isinstance(cursor, ReplayCursor)
+        if cursor.kinds is None:
+            game = cursor.snapshots[0].copy()
+            kinds: list[list[str]] = []
+            for move in cursor.record.moves:
+                try:
+                    flags = game.play(move)
+                    kinds.append([] if move.is_pass or move.is_end_request else move_kinds(flags))
+                except IllegalActionError:  # the view of that ply names the fault; the log stops there
+                    break
+            cursor.kinds = kinds
+        return {"kinds": cursor.kinds}
+
 
 @functools.lru_cache(maxsize=2)
 def _tutorial(directory: str) -> JSON:
@@ -380,6 +396,7 @@ def _tutorial(directory: str) -> JSON:
         actions = []
         for action in data.get("actions", []):
             actions.append(_tutorial_action(session, action))
+        show = data.get("show", {})
         steps.append(
             {
                 "id": path.stem,
@@ -395,9 +412,19 @@ def _tutorial(directory: str) -> JSON:
                 # a situation with no action to play shows the piece it is about (its `view` is its `after`)
                 "highlight": None if actions else _highlight(session.game, data.get("expect", {})),
                 "expect": data.get("expect", {}),
+                # what the page draws: the moment the step's text speaks of, and the cells it must keep in sight
+                "show": {k: show[k] for k in ("frame", "focus", "mark") if k in show},
+                "frame_view": _framed_view(show.get("frame", "before"), before, actions, session.view()),
             }
         )
     return {"game": "domain_wheel", "layouts": layouts, "steps": steps}
+
+
+def _framed_view(frame: str, before: JSON, actions: list[JSON], after: JSON) -> JSON:
+    """Return the view of the moment a tutorial step shows: before its actions, at its first checkpoint, or after."""
+    if frame == "checkpoint":
+        return next((a["view"] for a in actions if a.get("checkpoint")), after)
+    return after if frame == "after" else before
 
 
 def _highlight(game: Game, expect: Mapping[str, Any]) -> JSON | None:
