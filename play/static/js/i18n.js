@@ -64,6 +64,46 @@ export function t(key, params = {}) {
   return s;
 }
 
+/** Whether the current language (or English) has a text for key. */
+export function has(key) {
+  return key in (tables[lang] || {}) || key in (tables.en || {});
+}
+
+/** The text of a count: key.one / key.other (Intl plural rules of the language), with {n} filled. */
+export function tn(key, n, params = {}) {
+  let rule = "other";
+  try {
+    rule = new Intl.PluralRules(lang).select(Number(n));
+  } catch {
+    /* an engine without Intl: "other" */
+  }
+  return t(has(`${key}.${rule}`) ? `${key}.${rule}` : `${key}.other`, { ...params, n });
+}
+
+/** The name of an AI in the page's language: our scripted AIs by id (ai.name.ID), others by the name they bring. */
+export function aiName(id, fallback = null) {
+  return has(`ai.name.${id}`) ? t(`ai.name.${id}`) : fallback || id;
+}
+
+/** The name a seat shows (its colour key, e.g. "player.blue"): the name a player typed, or, for a name the server
+ * gave by default (its AI's or its colour's name in any language), that same name in the page's language. */
+export function seatName(player, colourKey) {
+  const name = player?.name;
+  if (!name) return t(colourKey);
+  const ai = player.ai ? [player.aiName, ...LANGS.map((c) => tables[c]?.[`ai.name.${player.ai}`])] : [];
+  if (ai.includes(name)) return aiName(player.ai, player.aiName);
+  if (LANGS.some((c) => tables[c]?.[colourKey] === name)) return t(colourKey);
+  return name;
+}
+
+/** A server or network error in the page's language: its stable `code` (docs/PLAY.md "Languages") picks the text;
+ * the server's own message is English for developers, so it goes to the console, never to the page. */
+export function errorText(err) {
+  const code = err?.code || (err?.status ? "http" : "network");
+  if (err?.message) console.debug(`[server error ${code}] ${err.message}`);
+  return t(has(`error.${code}`) ? `error.${code}` : "error.unknown", { status: err?.status ?? "" });
+}
+
 /** Fill data-i18n* attributes under root. */
 export function translate(root) {
   for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);

@@ -6,7 +6,7 @@
 //   #alveole                  Alveole's menu (a room of another game is shown by that game's screen)
 //   #conquer                  Conquer's menu
 
-import { initI18n, t, translate } from "./i18n.js";
+import { initI18n, t, translate, errorText } from "./i18n.js";
 import * as api from "./api.js";
 import { hostToken, rememberHost, rememberSeat } from "./my_seats.js";
 import { MenuScreen, invitePanel } from "./ui/menu.js";
@@ -66,7 +66,7 @@ async function showGame(roomId, token, seat) {
     conn = await api.joinRoom(roomId, token, seat, hostToken(roomId));
   } catch (err) {
     root.replaceChildren(el("div", { class: "menu-screen" },
-      el("p", { class: "error-box", "data-testid": "join-error", text: `${t("game.join_error")}: ${err.message}` }),
+      el("p", { class: "error-box", "data-testid": "join-error", text: `${t("game.join_error")}: ${errorText(err)}` }),
       el("button", { type: "button", onclick: goMenu }, t("game.leave"))));
     return;
   }

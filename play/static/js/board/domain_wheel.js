@@ -10,7 +10,7 @@
 // Destinations come from the server per selected piece (hooks.destinations(cell) -> [{to: cell, colour, kinds}]).
 
 import { HexGrid, HexMap, hexPoints, svg } from "./hexmap.js";
-import { t } from "../i18n.js";
+import { t, seatName } from "../i18n.js";
 
 export const PLAYER_KEYS = ["blue", "green", "red"];
 export const PLAYER_COLOURS = ["#286ee6", "#28aa46", "#d7322d"];
@@ -235,7 +235,7 @@ export class DomainWheelView {
           "data-testid": "start-name",
           "data-player": land.start,
         }, L.labels);
-        name.textContent = layout.players[land.start]?.name || t(`player.${PLAYER_KEYS[land.start]}`);
+        name.textContent = seatName(layout.players[land.start], `player.${PLAYER_KEYS[land.start]}`);
       }
     });
   }
@@ -258,7 +258,7 @@ export class DomainWheelView {
   relabel() {
     for (const el of this.map.layers.labels.querySelectorAll(".start-name")) {
       const p = Number(el.dataset.player);
-      el.textContent = this.layout.players[p]?.name || t(`player.${PLAYER_KEYS[p]}`);
+      el.textContent = seatName(this.layout.players[p], `player.${PLAYER_KEYS[p]}`);
     }
     if (this.state) this._drawHolds();
   }

@@ -7,7 +7,7 @@
 // i18n keys, CSS classes and test ids follow the game's id: `${game}.seat.NAME`, `${game}.ai.ID`, `${game}.tagline`,
 // `${game}-screen`, `${game}-side`, `${game}-menu`, `${game}-seat-kind-P`, ...
 
-import { t, langSwitch, onLangChange } from "../i18n.js";
+import { t, langSwitch, onLangChange, errorText } from "../i18n.js";
 import * as api from "../api.js";
 import { el } from "./hud.js";
 import { showConnection } from "./connection.js";
@@ -65,7 +65,7 @@ export class BoardMenuScreen {
       game = await api.gameMenu(id);
       strategies = await api.strategiesFor(id);
     } catch (err) {
-      this.root.replaceChildren(el("p", { class: "error-box", text: `${t("menu.error")}: ${err.message}` }));
+      this.root.replaceChildren(el("p", { class: "error-box", text: `${t("menu.error")}: ${errorText(err)}` }));
       return;
     }
     if (!game || game.id !== id) {
@@ -110,7 +110,7 @@ export class BoardMenuScreen {
           clock: clock.value() });
       } catch (err) {
         errorEl.hidden = false;
-        errorEl.textContent = err.message;
+        errorEl.textContent = errorText(err);
       }
     };
     this.root.replaceChildren(menuPage(`${id}-menu`, title, t(`${id}.tagline`),
@@ -138,7 +138,7 @@ export class BoardGameScreen {
     this._build();
     this.board = this.makeBoard(this.boardEl, opts.layout, opts.conn);
     opts.conn.onView((v) => this.update(v));
-    opts.conn.onError((e) => this.toast(e.message || String(e)));
+    opts.conn.onError((e) => this.toast(errorText(e)));
     opts.conn.onStatus?.((s, detail) => showConnection(this.statusEl, this.screenEl, s, detail));
     opts.conn.onRoom?.(() => this.state && this.update(this.state));
     this._ticker = setInterval(() => tickClocks(this.cardsEl), 1000);
@@ -219,8 +219,9 @@ export class BoardGameScreen {
       el("aside", { class: `${game}-side` },
         el("h1", { text: title }),
         this.bannerEl, this.cardsEl, ...this.panels(),
-        el("div", { class: "row" }, ...this.controls(),
-          el("label", { class: "inline" }, el("span", { text: t("game.ai_speed") }), speedSel),
+        el("div", { class: "row" }, ...this.controls().map((c) => Object.assign(c, { hidden: this.seat === null })),
+          // a spectator gets no player controls (the server refuses their moves and speed changes)
+          this.seat === null ? null : el("label", { class: "inline" }, el("span", { text: t("game.ai_speed") }), speedSel),
           leave, leaveGame(this, this.opts.conn), langSwitch(), this.statusEl),
         el("section", { class: "panel" }, el("h2", { text: t("game.log") }), this.logEl),
         this.chat.el),

@@ -3,7 +3,7 @@
 // game screen puts `panel.el` under its move log. Every text is written with textContent (el's `text`), never as
 // HTML: a line holding "<script>" shows those characters.
 
-import { t } from "../i18n.js";
+import { t, errorText } from "../i18n.js";
 import { el } from "./hud.js";
 
 /** The longest line the server accepts, in characters once stripped (play/chat.py CHAT_LENGTH). */
@@ -25,7 +25,7 @@ function refusal(err) {
   if (code === "bad_message") return t("chat.error.bad", { max: CHAT_LENGTH });
   if (code === "connection_lost") return t("chat.error.lost");
   if (code === "spectator" || code === "replaced") return t("chat.error.watching");
-  return err?.message || String(err);
+  return errorText(err);
 }
 
 export class ChatPanel {

@@ -2,9 +2,9 @@
 // connection object (main.js builds it over api.RoomSocket): conn.select(qr) -> Promise<{destinations}>,
 // conn.act(message), conn.setSpeed(speed), conn.onView(fn), conn.onError(fn).
 
-import { t, translate, onLangChange, langSwitch } from "../i18n.js";
+import { t, translate, onLangChange, langSwitch, errorText } from "../i18n.js";
 import { DomainWheelView, cellIndex, normaliseLayout, normaliseState } from "../board/domain_wheel.js";
-import { el, renderBanner, renderCards, renderLandDetails, renderLog, resultText } from "./hud.js";
+import { el, playerName, renderBanner, renderCards, renderLandDetails, renderLog, resultText } from "./hud.js";
 import { helpPanel } from "./help.js";
 import { showConnection } from "./connection.js";
 import { disableInputs, seatStatus, tickClocks } from "./presence.js";
@@ -47,7 +47,7 @@ export class GameScreen {
     document.addEventListener("keydown", this._keys);
     this._unlang = onLangChange(() => this._relabel());
     opts.conn.onView((v) => this.update(v));
-    opts.conn.onError((e) => this.toast(e.message || String(e)));
+    opts.conn.onError((e) => this.toast(errorText(e)));
     opts.conn.onStatus?.((s, detail) => this._status(s, detail));
     opts.conn.onRoom?.(() => {
       // a seat may have changed hands (a player left, the host gave it away): its card names its new occupant
@@ -109,9 +109,11 @@ export class GameScreen {
       : null;
     const toolbar = el("div", { class: "toolbar panel", role: "toolbar", "aria-label": t("game.toolbar") },
       watching, this.passBtn, this.endBtn, leaveGame(this, this.opts.conn),
-      el("label", { class: "inline" }, el("span", { "data-i18n": "game.ai_speed" }, t("game.ai_speed")), this.speedSel),
+      // a spectator gets no player controls: the server refuses their speed changes, and they have no king
+      spectator ? null : el("label", { class: "inline" }, el("span", { "data-i18n": "game.ai_speed" }, t("game.ai_speed")),
+        this.speedSel),
       el("label", { class: "inline" }, this.followBox, el("span", { "data-i18n": "game.follow" }, t("game.follow"))),
-      zoomOut, zoomIn, overview, king, help, chatToggle, menu, langSwitch(), this.statusEl);
+      zoomOut, zoomIn, overview, spectator ? null : king, help, chatToggle, menu, langSwitch(), this.statusEl);
     this.helpEl = helpPanel(() => this.toggleHelp(false));
     this.helpEl.hidden = true;
     this.menuEl = this._pauseMenu();
@@ -208,7 +210,7 @@ export class GameScreen {
       el("ol", { class: "final-scores" }, ...[0, 1, 2]
         .sort((a, b) => this.state.scores[b] - this.state.scores[a])
         .map((p) => el("li", {}, el("span", { class: `swatch p${p}` }),
-          `${this.view.layout.players[p]?.name || t(`player.${["blue", "green", "red"][p]}`)}: ${this.state.scores[p]}`,
+          `${playerName(this.view.layout, p)}: ${this.state.scores[p]}`,
           this.state.winners.includes(p) ? ` ★ ${t("end.winner")}` : ""))),
       el("div", { class: "row" },
         button("over-close", "end.look", () => (this.overEl.hidden = true)),
@@ -226,7 +228,7 @@ export class GameScreen {
   }
 
   pass() {
-    if (this.passBtn.disabled) return;
+    if (this.seat === null || this.passBtn.disabled) return;
     this.view.select(-1);
     this.opts.conn.act({ action: "pass" });
   }

@@ -1,8 +1,9 @@
 // The game screen's panels: player cards (rule 11.3), turn banner (11.4), move log (11.5), land details (11.6) and
 // the game's end with its reason and winners.
 
-import { t } from "../i18n.js";
-import { PLAYER_KEYS } from "../board/domain_wheel.js";
+import { t, tn, aiName, seatName } from "../i18n.js";
+import { PLAYER_KEYS, cellIndex } from "../board/domain_wheel.js";
+import { axialToXY } from "../board/hexmap.js";
 
 export function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -19,13 +20,13 @@ export function el(tag, attrs = {}, ...children) {
 }
 
 export function playerName(layout, p) {
-  return layout.players[p]?.name || t(`player.${PLAYER_KEYS[p]}`);
+  return seatName(layout.players[p], `player.${PLAYER_KEYS[p]}`);
 }
 
 function seatKind(layout, p) {
   const pl = layout.players[p] || {};
   if (!pl.ai) return t("hud.human");
-  return pl.aiName || pl.ai;
+  return aiName(pl.ai, pl.aiName);
 }
 
 /** Player cards: points against the end-request threshold, lands, knights, progress bar, "king locked". */
@@ -54,8 +55,8 @@ export function renderCards(root, layout, state, mySeat) {
           el("span", { class: "kind", text: seatKind(layout, p) })),
         el("div", { class: "stats" },
           el("span", { "data-testid": "card-points", text: t("hud.points", { score, E }) }),
-          el("span", { text: t("hud.lands", { n: lands }) }),
-          el("span", { text: t("hud.knights", { n: knights }) })),
+          el("span", { text: tn("hud.lands", lands) }),
+          el("span", { text: tn("hud.knights", knights) })),
         el("div", { class: "bar", role: "progressbar", "aria-valuemin": 0, "aria-valuemax": E, "aria-valuenow": score,
           "aria-label": t("hud.progress") },
         el("div", { class: "fill", style: `width:${pct}%` })),
@@ -88,7 +89,7 @@ export function renderBanner(root, layout, state, mySeat) {
   root.append(...[
     el("span", { class: `swatch p${p}`, "aria-hidden": "true" }),
     el("strong", { "data-testid": "turn-who", text: who }),
-    pl.ai ? el("span", { class: "ai", text: t("banner.ai", { name: pl.aiName || pl.ai }) }) : null,
+    pl.ai ? el("span", { class: "ai", text: t("banner.ai", { name: aiName(pl.ai, pl.aiName) }) }) : null,
     el("span", { class: "round", text: t("banner.round", { n: state.round, max: layout.options.max_rounds }) }),
   ].filter(Boolean));
   if (state.countdown) {
@@ -104,25 +105,42 @@ export function logText(layout, entry) {
   if (entry.action === "pass") s = t("log.pass", { who });
   else if (entry.action === "end_request") s = t("log.end_request", { who });
   else if (entry.action === "move") {
-    const names = (entry.kinds || []).map((k) => t(`kind.${k}`)).join("/");
-    const kinds = names ? ` (${names})` : "";
-    s = t("log.move", { who, from: entry.from?.join(",") ?? "?", to: entry.to?.join(",") ?? "?", kinds });
+    const kinds = (entry.kinds || []).map((k) => t(`kind.${k}`)).join("/") || t("log.a_move");
+    const from = cellLand(layout, entry.from);
+    const to = cellLand(layout, entry.to);
+    s = from === to && from >= 0 ? t("log.move_in", { who, kinds, land: landName(layout, to) })
+      : t("log.move", { who, kinds, from: landName(layout, from), to: landName(layout, to) });
   } else s = entry.notation || "";
   const ev = (entry.events || []).map((e) => eventText(layout, e)).filter(Boolean);
   return ev.length ? `${s} · ${ev.join(" · ")}` : s;
 }
 
-function landName(layout, land) {
+/** The land of a [q, r] cell (-1 when off the map). */
+function cellLand(layout, qr) {
+  const c = cellIndex(layout, qr);
+  return c < 0 ? -1 : layout.cellLand[c];
+}
+
+/** A land as a player finds it on the board (docs/PLAY.md "Languages"): the centre, a player's start land, or the
+ * points drawn on its throne with its ring (1 next to the centre) and the clock hour of its direction from the
+ * centre as first drawn (12 at the top). */
+export function landName(layout, land) {
   const L = layout.lands[land];
-  return L ? `(${L.coord[0]},${L.coord[1]})` : String(land);
+  if (!L) return "?";
+  if (land === layout.centre) return t("land.centre");
+  if (L.start !== null && L.start !== undefined) return t("land.start", { name: playerName(layout, L.start) });
+  const [x, y] = axialToXY(...layout.cells[L.throne]);
+  const [cx, cy] = axialToXY(...layout.cells[layout.lands[layout.centre].throne]);
+  const angle = (Math.atan2(x - cx, cy - y) * 180) / Math.PI; // 0 at the top, clockwise (screen y grows down)
+  const hour = (Math.round((angle + 360) / 30) % 12) || 12;
+  return t("land.named", { points: L.points, ring: L.ring, hour });
 }
 
 function eventText(layout, e) {
   const params = {
     name: e.player !== undefined ? playerName(layout, e.player) : "",
-    land: e.land !== undefined ? landName(layout, e.land) : "",
     from: e.from_owner !== undefined && e.from_owner !== null ? playerName(layout, e.from_owner) : "",
-    cell: (e.cell || e.to || []).join(","),
+    land: e.land !== undefined ? landName(layout, e.land) : e.cell || e.to ? landName(layout, cellLand(layout, e.cell || e.to)) : "",
     holder: e.holder !== undefined ? playerName(layout, e.holder) : "",
     n: e.turns_left ?? "",
   };
@@ -143,7 +161,7 @@ export function renderLog(root, layout, entries) {
 function missingTexts(info, what) {
   const out = [];
   if (info.blocked) out.push(t(`details.blocked.${info.blocked}`));
-  if (info.missing > 0) out.push(t("details.missing_knights", { n: info.missing }));
+  if (info.missing > 0) out.push(tn("details.missing_knights", info.missing));
   if (what === "conquest" && !info.king_on_throne) out.push(t("details.missing_king"));
   return out;
 }
@@ -159,14 +177,13 @@ export function renderLandDetails(root, layout, state, land, viewer) {
   const L = layout.lands[land];
   const d = state.lands[land];
   const owner = state.owners[land];
-  const isCentre = land === layout.centre;
   const ownerTxt = L.start !== null
     ? t("details.start_of", { name: playerName(layout, L.start) })
     : owner >= 0 ? playerName(layout, owner) : t("details.no_owner");
   const own = d.knights[viewer] ?? 0;
   const rival = d.knights.reduce((a, n, p) => a + (p === viewer ? 0 : n), 0);
   const rows = [
-    el("h3", { text: t("details.title", { a: L.coord[0], b: L.coord[1] }) + (isCentre ? ` · ${t("details.centre")}` : "") }),
+    el("h3", { "data-testid": "details-title", text: capitalise(t("details.title", { land: landName(layout, land) })) }),
     el("dl", {},
       el("dt", { text: t("details.owner") }), el("dd", { "data-testid": "details-owner", text: ownerTxt }),
       el("dt", { text: t("details.points") }), el("dd", { "data-testid": "details-points", text: String(L.points) }),
@@ -189,4 +206,8 @@ export function renderLandDetails(root, layout, state, land, viewer) {
       miss.length ? t("details.missing", { list: miss.join("; ") }) : t("details.ready")));
   }
   root.replaceChildren(...rows);
+}
+
+function capitalise(text) {
+  return text ? text[0].toLocaleUpperCase() + text.slice(1) : text;
 }

@@ -2,7 +2,7 @@
 // package the server lists, with its card), player names, map size and every rule option; online rooms with one
 // invite link per human seat and a spectator link; the tutorial and the replays.
 
-import { t, getLang } from "../i18n.js";
+import { t, getLang, errorText, aiName } from "../i18n.js";
 import * as api from "../api.js";
 import { el } from "./hud.js";
 import { bigButton, menuPage } from "./screen_parts.js";
@@ -52,9 +52,9 @@ function trainedOn(card) {
   return Object.entries(o).map(([k, v]) => `${t(`option.${k}`)}: ${v === true ? "✓" : v === false ? "✗" : v}`).join(", ");
 }
 
-/** A strategy's name in the menu: a package's own display name in the page's language, else the server's. */
+/** A strategy's name in the page's language: a package's own display name, our scripted AIs' names, else the server's. */
 export function strategyName(s) {
-  return s.card?.display_names?.[getLang()] || s.display_name || s.id;
+  return s.card?.display_names?.[getLang()] || aiName(s.id, s.display_name);
 }
 
 /** One strategy's card as lines: what it is, what it was trained on, how strong it is. */
@@ -92,7 +92,7 @@ export class MenuScreen {
     try {
       [this.menu, this.strategies] = await Promise.all([api.gameMenu(), api.strategies()]);
     } catch (err) {
-      this.root.replaceChildren(el("p", { class: "error-box", text: `${t("menu.error")}: ${err.message}` }));
+      this.root.replaceChildren(el("p", { class: "error-box", text: `${t("menu.error")}: ${errorText(err)}` }));
       return;
     }
     this._render();
@@ -127,7 +127,7 @@ export class MenuScreen {
       const card = el("div", { class: "strategy-card", "data-testid": `seat-card-${p}` });
       const showCard = () => {
         const s = this.strategies.find((x) => x.id === kindSel.value);
-        const names = Object.fromEntries(this.strategies.map((x) => [x.id, x.display_name]));
+        const names = Object.fromEntries(this.strategies.map((x) => [x.id, strategyName(x)]));
         card.replaceChildren(...(s ? cardLines(s, names).map((line) => el("div", { text: line })) : []));
       };
       kindSel.addEventListener("change", showCard);
@@ -176,7 +176,7 @@ export class MenuScreen {
         await this.hooks.onPlay(collect());
       } catch (err) {
         errorEl.hidden = false;
-        errorEl.textContent = err.message;
+        errorEl.textContent = errorText(err);
       }
     };
     const presets = el("div", { class: "row presets" },

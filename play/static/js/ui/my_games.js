@@ -5,7 +5,7 @@
 // One poller serves the whole page: the list and the title watcher share its answers, a poll never starts while
 // another is in flight, and it runs every POLL_MS (and when the tab becomes visible) only while someone listens.
 
-import { t } from "../i18n.js";
+import { t, errorText } from "../i18n.js";
 import * as api from "../api.js";
 import { forgetSeat, heldSeats } from "../my_seats.js";
 import { el } from "./hud.js";
@@ -248,7 +248,7 @@ export function myGamesSection() {
     el("h2", { text: t("mine.title") }), notifyToggle(), status, list);
   const unsubscribe = subscribe((answer, error) => {
     if (error) {
-      status.textContent = t("mine.error", { message: error.message });
+      status.textContent = t("mine.error", { message: errorText(error) });
       return;
     }
     const gone = answer.filter((g) => g.error);

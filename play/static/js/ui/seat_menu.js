@@ -4,7 +4,7 @@
 // Seat cards are redrawn at every move, so what the host has opened (a seat's menu, a new link) lives in a state
 // object kept per connection, and each redraw shows it again.
 
-import { t } from "../i18n.js";
+import { t, errorText, aiName } from "../i18n.js";
 import * as api from "../api.js";
 import { forgetSeat, hostToken, rememberHost } from "../my_seats.js";
 import { el } from "./hud.js";
@@ -21,7 +21,7 @@ function button(testid, key, onclick, extra = {}) {
 }
 
 function report(screen, err) {
-  screen.toast?.(err?.message || String(err));
+  screen.toast?.(errorText(err));
 }
 
 /** Return the host's menu for seat `p`'s card (null unless this tab is the host and the game goes on). */
@@ -39,7 +39,7 @@ export function seatMenu(screen, conn, p) {
   const pick = el("select", { "data-testid": `seat-strategy-${p}`, "aria-label": t("seats.strategy"),
     onchange: () => (state.strategy[p] = pick.value) });
   api.strategiesFor(room.game).then((list) => {
-    pick.replaceChildren(...list.map((s) => el("option", { value: s.id, text: s.display_name })));
+    pick.replaceChildren(...list.map((s) => el("option", { value: s.id, text: aiName(s.id, s.display_name) })));
     if (state.strategy[p]) pick.value = state.strategy[p];
   });
   const toAi = button(`seat-to-ai-${p}`, "seats.to_ai", () => {

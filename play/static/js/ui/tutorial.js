@@ -1,18 +1,13 @@
 // The tutorial ("Cómo jugar", rule 11.11): the 20 situations of tests/scenarios/ in order, drawn by the real board
-// view, each with a short explanation in our own words (i18n keys tutorial.NN.title / tutorial.NN.text).
+// view, each with a short explanation in our own words (i18n keys tutorial.NN.title / tutorial.NN.text). A step
+// shows the moment its text speaks of (the scenario's show.frame) and frames its show.focus cells in the part of the
+// board no panel covers (docs/PLAY.md "A tutorial that shows what it says").
 // → / Space / Enter: forward; ←: back; Esc: out.
 
-import { t, onLangChange, langSwitch } from "../i18n.js";
+import { t, onLangChange, langSwitch, errorText } from "../i18n.js";
 import * as api from "../api.js";
 import { DomainWheelView, cellIndex, normaliseLayout, normaliseState } from "../board/domain_wheel.js";
 import { el, renderBanner, renderCards } from "./hud.js";
-
-/** Which moment of each scenario the step shows: the position before its actions or the outcome after them. */
-const FRAME = {
-  1: "before", 2: "before", 3: "before", 4: "before", 5: "before", 6: "after", 7: "after", 8: "before", 9: "before",
-  10: "before", 11: "after", 12: "after", 13: "before", 14: "after", 15: "after", 16: "after", 17: "after",
-  18: "after", 19: "checkpoint", 20: "after",
-};
 
 export class TutorialScreen {
   constructor(root, { onExit, start = null }) {
@@ -27,7 +22,7 @@ export class TutorialScreen {
     try {
       this.data = await api.tutorial();
     } catch (err) {
-      this.root.replaceChildren(el("p", { class: "error-box", text: `${t("menu.error")}: ${err.message}` }),
+      this.root.replaceChildren(el("p", { class: "error-box", text: `${t("menu.error")}: ${errorText(err)}` }),
         el("button", { type: "button", onclick: () => this.onExit() }, t("tutorial.exit")));
       return;
     }
@@ -45,43 +40,23 @@ export class TutorialScreen {
     this.root.replaceChildren();
   }
 
+  /** The moment the step's text speaks of (its data's show.frame, served as frame_view) and what to point at. */
   _frame(step) {
-    const which = FRAME[step.index] || "before";
-    let view = step.view;
-    let highlight = step.highlight || null;
-    if (which === "after") view = step.after;
-    if (which === "checkpoint") {
-      const cp = step.actions.find((a) => a.checkpoint && a.view);
-      if (cp) {
-        view = cp.view;
-        highlight = cp.highlight || highlight;
-      }
-    }
+    const which = step.show?.frame || "before";
+    const view = step.frame_view || step.view;
+    let highlight = which === "before" ? step.highlight || null : null;
+    if (which === "checkpoint") highlight = step.actions.find((a) => a.checkpoint)?.highlight || null;
     if (!highlight && which === "before") {
       const first = step.actions.find((a) => a.action === "move" && a.destinations?.length);
       if (first) highlight = { from: first.from, destinations: first.destinations, to: first.to };
     }
-    if (!highlight && which === "before" && step.expect?.destinations) {
-      // at least point at the piece the situation is about (its destinations need the server's `highlight`)
-      const check = [step.expect.destinations].flat()[0];
-      if (check?.from) highlight = { from: check.from, destinations: [] };
-    }
+    // a piece the text is about (the new knight of a conquest) is marked when no move is shown
+    if (!highlight && step.show?.mark) highlight = { from: step.show.mark, destinations: [] };
     return { view, highlight };
   }
 
-  async _render() {
-    const token = (this._tok = (this._tok || 0) + 1);
-    let step = this.steps[this.index];
-    if (FRAME[step.index] === "checkpoint" && !step.full) {
-      // the list carries no per-action views; one situation in full does
-      try {
-        step = { ...(await api.tutorialStep(step.id)), full: true };
-        this.steps[this.index] = step;
-      } catch {
-        /* show the step's own position instead */
-      }
-      if (token !== this._tok) return;
-    }
+  _render() {
+    const step = this.steps[this.index];
     const n = String(step.index).padStart(2, "0");
     const layoutJSON = this.data.layouts[step.layout];
     if (!this.layout || this.layout.key !== layoutJSON.key) {
@@ -105,11 +80,11 @@ export class TutorialScreen {
     const exit = el("button", { type: "button", "data-testid": "tutorial-exit", onclick: () => this.onExit() },
       t("tutorial.exit"));
     const text = el("article", { class: "tutorial-text panel", "data-testid": "tutorial-step", "data-step": step.index,
+      "data-rules": (step.rules || []).join(" "),
       "aria-live": "polite" },
     el("div", { class: "step-no", text: t("tutorial.step", { n: step.index, total: this.steps.length }) }),
     el("h2", { "data-testid": "tutorial-title", text: t(`tutorial.${n}.title`) }),
     el("p", { "data-testid": "tutorial-body", text: t(`tutorial.${n}.text`) }),
-    step.rules?.length ? el("p", { class: "muted rules", text: t("tutorial.rules", { list: step.rules.join(", ") }) }) : null,
     el("div", { class: "row" }, prev, next, exit, langSwitch()),
     el("p", { class: "muted keys-hint", text: t("tutorial.keys") }));
     this.root.replaceChildren(el("div", { class: "tutorial-screen", "data-testid": "tutorial" },
@@ -117,18 +92,20 @@ export class TutorialScreen {
     if (!this.view) this.view = new DomainWheelView(boardEl, this.layout, { interactive: false });
     this.view.update(state);
     this._highlight(highlight);
-    this._focus(state, highlight);
+    this._focus();
   }
 
-  /** Zoom to what the step is about: the chosen piece, a land being taken, the last move, or the whole map. */
-  _focus(state, highlight) {
-    let cell = highlight ? cellIndex(this.layout, highlight.from) : -1;
-    if (cell < 0 && state.holds.length) cell = this.layout.lands[state.holds[0].land].throne;
-    if (cell < 0 && state.last?.to) cell = cellIndex(this.layout, state.last.to);
-    if (cell < 0 || this.steps[this.index].index <= 2) this.view.map.overview();
-    else this.view.map.focusCell(cell, 30);
-    // the explanation covers the bottom of the screen: keep the focus above it
-    if (cell >= 0 && this.steps[this.index].index > 2) this.view.map.pan(0, 0.15);
+  /** Frame the step's situation (its show.focus cells) in the part of the board no panel covers. */
+  _focus() {
+    const focus = this.steps[this.index].show?.focus;
+    const cells = Array.isArray(focus) ? focus.map((c) => cellIndex(this.layout, c)).filter((i) => i >= 0) : [];
+    if (!cells.length) {
+      this.view.map.overview();
+      return;
+    }
+    const board = this.view.map.root.getBoundingClientRect();
+    const covers = [...this.root.querySelectorAll(".tutorial-text, .hud-top > *")].map((e) => e.getBoundingClientRect());
+    frameCells(this.view.map, cells, board, covers);
   }
 
   _highlight(h) {
@@ -164,4 +141,39 @@ export class TutorialScreen {
       this.onExit();
     }
   }
+}
+
+/** The largest rectangle of `board` that none of `covers` overlaps: below the top panels or right of them,
+ * above the text. */
+export function freeArea(board, covers) {
+  const bottom = Math.min(board.bottom, ...covers.filter((c) => c.top > board.top + board.height / 2).map((c) => c.top));
+  const tops = covers.filter((c) => c.top <= board.top + board.height / 2 && c.bottom < bottom);
+  const below = { left: board.left, right: board.right, top: Math.max(board.top, ...tops.map((c) => c.bottom)), bottom };
+  const beside = { left: Math.max(board.left, ...tops.map((c) => c.right)), right: board.right, top: board.top, bottom };
+  const area = (r) => Math.max(0, r.right - r.left) * Math.max(0, r.bottom - r.top);
+  return area(beside) > area(below) ? beside : below;
+}
+
+/** Set the map's camera so the cells fit, with a margin, in the free area of the board (never closer than about
+ * 12 cells across, so the situation keeps its surroundings). */
+export function frameCells(map, cells, board, covers) {
+  const free = freeArea(board, covers);
+  const xy = cells.map((i) => map.grid.xy[i]);
+  const margin = 2.5;
+  const minX = Math.min(...xy.map((p) => p[0])) - margin;
+  const maxX = Math.max(...xy.map((p) => p[0])) + margin;
+  const minY = Math.min(...xy.map((p) => p[1])) - margin;
+  const maxY = Math.max(...xy.map((p) => p[1])) + margin;
+  const fw = Math.max(40, free.right - free.left);
+  const fh = Math.max(40, free.bottom - free.top);
+  const widest = (12 * Math.sqrt(3)) / fw; // map units per pixel at the closest zoom
+  const k = Math.max(widest, (maxX - minX) / fw, (maxY - minY) / fh);
+  const cx = (minX + maxX) / 2;
+  const cy = (minY + maxY) / 2;
+  const w = board.width * k;
+  const h = board.height * k;
+  const x = cx - ((free.left + free.right) / 2 - board.left) * k;
+  const y = cy - ((free.top + free.bottom) / 2 - board.top) * k;
+  map.view = { x, y, w, h };
+  map._apply();
 }
