@@ -227,11 +227,18 @@ def test_one_language_on_every_screen(server: LiveServer, chromium: Any, lang: s
     assert "," not in title.split("·")[0] or " " in title, f"the land panel names a land by coordinates: {title!r}"
     assert "(" not in title, title
     check_screen(pg, lang, "the game with its land panel")
+    pg.click("[data-testid=leave-game]")
+    pg.wait_for_selector("[data-testid=leave-cancel]")
+    check_screen(pg, lang, "the leave confirmation")
+    pg.click("[data-testid=leave-cancel]")
     pg.click("[data-testid=pass]")
     pg.wait_for_selector("[data-testid=game-over]")
     log = pg.locator("[data-testid=log-entry]").first.inner_text()
     assert not re.search(r"-?\d+,-?\d+", log), f"the log shows raw coordinates: {log!r}"
     check_screen(pg, lang, "the game's end")
+    pg.goto(f"{server.url}/")
+    pg.wait_for_selector("[data-testid=mine-section]:not([hidden]) [data-testid^=mine-turn-]")
+    check_screen(pg, lang, "the menu with its list of your games")
     pg.goto(f"{server.url}/#replays")
     pg.wait_for_selector("[data-testid=replay-row]")
     text = check_screen(pg, lang, "the replay list")

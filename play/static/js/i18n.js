@@ -85,14 +85,17 @@ export function aiName(id, fallback = null) {
   return has(`ai.name.${id}`) ? t(`ai.name.${id}`) : fallback || id;
 }
 
-/** The name a seat shows (its colour key, e.g. "player.blue"): the name a player typed, or, for a name the server
- * gave by default (its AI's or its colour's name in any language), that same name in the page's language. */
-export function seatName(player, colourKey) {
+/** The name a seat shows (colourKey, e.g. "player.blue", may be null): the name a player typed, or, for a name the
+ * server gave by default (its AI's or its colour's name in any language), that same name in the page's language. */
+export function seatName(player, colourKey = null) {
   const name = player?.name;
-  if (!name) return t(colourKey);
-  const ai = player.ai ? [player.aiName, ...LANGS.map((c) => tables[c]?.[`ai.name.${player.ai}`])] : [];
-  if (ai.includes(name)) return aiName(player.ai, player.aiName);
-  if (LANGS.some((c) => tables[c]?.[colourKey] === name)) return t(colourKey);
+  if (!name) return colourKey ? t(colourKey) : "?";
+  const isAi = Boolean(player.ai) || player.type === "ai";
+  if (isAi && player.ai && name === player.aiName) return aiName(player.ai, player.aiName);
+  const named = (key) => LANGS.some((c) => tables[c]?.[key] === name);
+  const aiKey = isAi ? Object.keys(tables.en || {}).find((k) => k.startsWith("ai.name.") && named(k)) : null;
+  if (aiKey) return t(aiKey);
+  if (colourKey && named(colourKey)) return t(colourKey);
   return name;
 }
 

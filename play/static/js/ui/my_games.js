@@ -5,7 +5,7 @@
 // One poller serves the whole page: the list and the title watcher share its answers, a poll never starts while
 // another is in flight, and it runs every POLL_MS (and when the tab becomes visible) only while someone listens.
 
-import { t, errorText } from "../i18n.js";
+import { t, errorText, seatName } from "../i18n.js";
 import * as api from "../api.js";
 import { forgetSeat, heldSeats } from "../my_seats.js";
 import { el } from "./hud.js";
@@ -138,7 +138,7 @@ function announce(game) {
   const key = turnKey(game);
   if (!notifying() || notified().includes(key)) return;
   markNotified(key);
-  const names = game.opponents.map((o) => o.name).join(", ");
+  const names = game.opponents.map((o) => seatName(o)).join(", ");
   try {
     const note = new Notification(t("mine.notify_title", { game: game.title }),
       { body: t("mine.notify_body", { names, game: game.title }), tag: key });
@@ -206,10 +206,10 @@ function whoseTurn(g) {
   if (g.over) {
     const winners = g.winner || [];
     if (winners.includes(g.seat)) return t("mine.you_won");
-    const names = winners.map((w) => g.opponents.find((o) => o.seat === w)?.name).filter(Boolean);
+    const names = winners.map((w) => g.opponents.find((o) => o.seat === w)).filter(Boolean).map((o) => seatName(o));
     return names.length ? t("mine.won", { names: names.join(", ") }) : t("mine.over");  // a draw, or cut off
   }
-  return g.your_turn ? t("mine.your_turn") : t("mine.turn_of", { name: g.turn_name ?? "—" });
+  return g.your_turn ? t("mine.your_turn") : t("mine.turn_of", { name: turnName(g) });
 }
 
 function gameRow(g, onForget) {
@@ -217,7 +217,7 @@ function gameRow(g, onForget) {
   return el("li", { class: `mine-game${g.your_turn ? " your-turn" : ""}${g.over ? " over" : ""}`,
     "data-testid": `mine-game-${g.room}`, "data-your-turn": String(Boolean(g.your_turn)), "data-over": String(g.over) },
   el("a", { href: seatLink(g), class: "mine-open", "data-testid": `mine-open-${g.room}` }, g.title),
-  el("span", { class: "mine-vs", text: t("mine.against", { names: g.opponents.map((o) => o.name).join(", ") }) }),
+  el("span", { class: "mine-vs", text: t("mine.against", { names: g.opponents.map((o) => seatName(o)).join(", ") }) }),
   el("span", { class: "mine-turn", "data-testid": `mine-turn-${g.room}`, text: whoseTurn(g) }),
   clock,
   el("button", { type: "button", class: "mine-forget", "data-testid": `mine-forget-${g.room}`,
@@ -260,4 +260,10 @@ export function myGamesSection() {
   });
   const ticker = setInterval(() => tickClocks(list), 1000);
   return { section, stop: () => { unsubscribe(); clearInterval(ticker); } };
+}
+
+/** The name of the seat to move in a game of the list, in the page's language when the server gave it. */
+function turnName(g) {
+  const seat = (g.opponents || []).find((o) => o.seat === g.turn);
+  return seat ? seatName(seat) : g.turn_name ?? "—";
 }

@@ -143,6 +143,9 @@ export class TutorialScreen {
   }
 }
 
+/** The widest a cell is drawn when the tutorial frames a situation (CSS px). */
+const MAX_CELL_PX = 44;
+
 /** The largest rectangle of `board` that none of `covers` overlaps: below the top panels or right of them,
  * above the text. */
 export function freeArea(board, covers) {
@@ -154,8 +157,8 @@ export function freeArea(board, covers) {
   return area(beside) > area(below) ? beside : below;
 }
 
-/** Set the map's camera so the cells fit, with a margin, in the free area of the board (never closer than about
- * 12 cells across, so the situation keeps its surroundings). */
+/** Set the map's camera so the cells fit, with a margin, in the free area of the board (never closer than cells
+ * MAX_CELL_PX wide, so the situation keeps its surroundings on a big screen). */
 export function frameCells(map, cells, board, covers) {
   const free = freeArea(board, covers);
   const xy = cells.map((i) => map.grid.xy[i]);
@@ -166,8 +169,7 @@ export function frameCells(map, cells, board, covers) {
   const maxY = Math.max(...xy.map((p) => p[1])) + margin;
   const fw = Math.max(40, free.right - free.left);
   const fh = Math.max(40, free.bottom - free.top);
-  const widest = (12 * Math.sqrt(3)) / fw; // map units per pixel at the closest zoom
-  const k = Math.max(widest, (maxX - minX) / fw, (maxY - minY) / fh);
+  const k = Math.max(Math.sqrt(3) / MAX_CELL_PX, (maxX - minX) / fw, (maxY - minY) / fh); // map units per pixel
   const cx = (minX + maxX) / 2;
   const cy = (minY + maxY) / 2;
   const w = board.width * k;
