@@ -202,6 +202,11 @@ def test_one_language_on_every_screen(server: LiveServer, chromium: Any, lang: s
         "return [m.tn('hud.knights', 1), m.tn('hud.knights', 2)]; }"
     )
     assert (one, two) == (("1 caballero", "2 caballeros") if lang == "es" else ("1 knight", "2 knights"))
+    refusal = pg.evaluate(
+        "() => import('/static/js/i18n.js')"
+        ".then((m) => m.errorText({code: 'spectator', message: 'spectators cannot act'}))"
+    )
+    assert refusal == _table(lang)["error.spectator"], "a server error is shown by its code, in the page's language"
     pg.goto(f"{server.url}/#tutorial")
     for n in range(1, len(SCENARIOS) + 1):
         pg.wait_for_selector(f'[data-testid="tutorial-step"][data-step="{n}"]')
@@ -223,9 +228,9 @@ def test_one_language_on_every_screen(server: LiveServer, chromium: Any, lang: s
     pg.goto(server.url + room["seats"][0]["link"])
     pg.wait_for_selector("[data-testid=player-card]")
     pg.hover('[data-testid="board"] polygon.cell[data-qr="5,-2"]', force=True)
+    # land (1,0), throne (5,-2): 6 points, next to the centre, up and right of it (docs/PLAY.md "Languages")
     title = pg.wait_for_selector("[data-testid=details-title]").inner_text()
-    assert "," not in title.split("·")[0] or " " in title, f"the land panel names a land by coordinates: {title!r}"
-    assert "(" not in title, title
+    assert title == {"es": "Tierra de 6, anillo 1, 2 h", "en": "6-point land, ring 1, 2 o'clock"}[lang], title
     check_screen(pg, lang, "the game with its land panel")
     pg.click("[data-testid=leave-game]")
     pg.wait_for_selector("[data-testid=leave-cancel]")
@@ -243,6 +248,11 @@ def test_one_language_on_every_screen(server: LiveServer, chromium: Any, lang: s
     pg.wait_for_selector("[data-testid=replay-row]")
     text = check_screen(pg, lang, "the replay list")
     assert ".json" not in text and "balanced" not in text, f"the list shows file names or strategy ids: {text!r}"
+    pg.click(f"[data-testid=replay-item][data-id='{server.record_id}']")  # type: ignore[attr-defined]
+    pg.wait_for_selector("[data-testid=replay][data-ply='0']")
+    pg.click("[data-testid=replay-last]")
+    pg.wait_for_selector("[data-testid=replay][data-ply='12'] [data-testid=log-entry]")
+    check_screen(pg, lang, "the replay viewer")
     assert pg.evaluate("() => document.title") and not pg.errors, pg.errors
     pg.context.close()
 
