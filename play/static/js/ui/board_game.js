@@ -7,7 +7,7 @@
 // i18n keys, CSS classes and test ids follow the game's id: `${game}.seat.NAME`, `${game}.ai.ID`, `${game}.tagline`,
 // `${game}-screen`, `${game}-side`, `${game}-menu`, `${game}-seat-kind-P`, ...
 
-import { t, langSwitch, onLangChange, errorText } from "../i18n.js";
+import { t, langSwitch, onLangChange, errorText, seatName } from "../i18n.js";
 import * as api from "../api.js";
 import { el } from "./hud.js";
 import { showConnection } from "./connection.js";
@@ -231,7 +231,9 @@ export class BoardGameScreen {
 
   /** The seat's name now: the room's latest summary first (a seat may have changed hands), then the page's own. */
   _name(p) {
-    return this.opts.conn?.players?.[p]?.name || this.opts.players?.[p]?.name || seatLabel(this.spec, p);
+    // the room's latest summary first (a seat may have changed hands); a default name the server gave (the
+    // seat's side, or its AI's name) follows the page's language
+    return seatName(this.opts.conn?.players?.[p] || this.opts.players?.[p], `${this.spec.game}.seat.${this.spec.seats[p]}`);
   }
 
   toast(text) {
