@@ -225,8 +225,14 @@ def test_one_language_on_every_screen(server: LiveServer, chromium: Any, lang: s
             {"type": "ai", "strategy": "random"},
         ],
     )
+    host = [{"room": room["room"], "seat": None, "token": None, "game": None, "host_token": room["host_token"]}]
+    pg.evaluate("(seats) => localStorage.setItem('dw.seats', JSON.stringify(seats))", host)
     pg.goto(server.url + room["seats"][0]["link"])
     pg.wait_for_selector("[data-testid=player-card]")
+    pg.click("[data-testid=seat-menu-1] summary")
+    pg.wait_for_selector("[data-testid=seat-strategy-1]")
+    check_screen(pg, lang, "the host's seat menu")
+    pg.click("[data-testid=seat-menu-1] summary")
     pg.hover('[data-testid="board"] polygon.cell[data-qr="5,-2"]', force=True)
     # land (1,0), throne (5,-2): 6 points, next to the centre, up and right of it (docs/PLAY.md "Languages")
     title = pg.wait_for_selector("[data-testid=details-title]").inner_text()
