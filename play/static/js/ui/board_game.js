@@ -231,8 +231,7 @@ export class BoardGameScreen {
 
   /** The seat's name now: the room's latest summary first (a seat may have changed hands), then the page's own. */
   _name(p) {
-    // the room's latest summary first (a seat may have changed hands); a default name the server gave (the
-    // seat's side, or its AI's name) follows the page's language
+    // a default name the server gave (the seat's side, or its AI's name) follows the page's language
     return seatName(this.opts.conn?.players?.[p] || this.opts.players?.[p], `${this.spec.game}.seat.${this.spec.seats[p]}`);
   }
 
