@@ -21,7 +21,7 @@ from policies.base import Policy
 from policies.onnx_policy import OnnxGraph, checked_action, sample_legal
 from policies.package import MANIFEST, GraphSpec, Package, PackageError, is_package, read_package
 
-#: the game id a Domain Wheel package names (policies.two_phase.GAME) -> its id in policies.games
+#: the game id a Domain Wheel package names (policies.domain_wheel.two_phase.GAME) -> its id in policies.games
 _GAME_IDS = {"domain-wheel": "domain_wheel"}
 
 

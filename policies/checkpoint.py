@@ -46,7 +46,7 @@ FORMAT_VERSION = 2
 #: versions whose weights load (a policy); only FORMAT_VERSION files can be resumed
 READABLE_VERSIONS = (1, 2)
 REQUIRED_KEYS = ("format", "format_version", "observation_version", "options", "network", "model")
-#: the network's size keys (policies/network.py HexPolicyNet) and the values a file may give them
+#: the network's size keys (policies/domain_wheel/network.py HexPolicyNet) and the values a file may give them
 NETWORK_LIMITS: dict[str, tuple[int, int]] = {
     "channels": (4, 1024),
     "cell_layers": (0, 64),
@@ -282,7 +282,7 @@ def _make_network(payload: dict[str, Any], path: str | Path) -> Any:
     game = game_of(payload, path)
     if game == games.DEFAULT_GAME:
         from dw_env.geometry import build_geometry
-        from policies.network import HexPolicyNet
+        from policies.domain_wheel.network import HexPolicyNet
 
         return HexPolicyNet(build_geometry(options.land_radius, options.map_radius), **size)
     if size.pop("turn_trunk"):

@@ -27,7 +27,7 @@ from policies.registry import available, make
 
 #: file suffix (lower case, with the dot) -> "module:function" loading a Policy from such a file
 LOADERS: dict[str, str] = {
-    ".pt": "policies.network_policy:load",  # a dw train checkpoint (policies/checkpoint.py)
+    ".pt": "policies.domain_wheel.network_policy:load",  # a dw train checkpoint (policies/checkpoint.py)
 }
 #: "module:function" loading a Policy from a strategy package folder (policies/package.py)
 PACKAGE_LOADER = "policies.onnx_policy:load"

@@ -5,10 +5,11 @@
 (:mod:`policies.package`), picks the graph made for the game's map, checks that graph against the manifest
 (input and output names, dtypes and shapes, metadata_props) and plays through the game's encoder
 (:data:`ENCODERS`, keyed by the observation layout; for Domain Wheel the two-phase driver of
-:mod:`policies.two_phase`). Nothing else here knows the game.
+:mod:`policies.domain_wheel.two_phase`). Nothing else here knows the game.
 
 Play is greedy by default (the graph's own argmax); ``greedy=False`` samples from the masked logits with the
-seat's seed, like :class:`policies.network_policy.NetworkPolicy`, so arena results depend on the seed alone.
+seat's seed, like :class:`policies.domain_wheel.network_policy.NetworkPolicy`, so arena results depend on the
+seed alone.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from policies.package import GraphSpec, Package, PackageError, TensorSpec, graph
 #: built as ``Class(options)`` and provides ``act(game, seat, choose) -> Move``; its module provides
 #: ``GAME``, ``RULES_VERSION`` and ``map_key(options) -> dict`` (the options that select a graph).
 ENCODERS: Final[dict[str, str]] = {
-    "dw-obs-v1": "policies.two_phase:TwoPhaseDriver",
+    "dw-obs-v1": "policies.domain_wheel.two_phase:TwoPhaseDriver",
 }
 
 _NUMPY: Final = {"int8": np.int8, "int64": np.int64, "float32": np.float32}

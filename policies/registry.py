@@ -9,12 +9,12 @@ from policies.base import Policy
 
 #: name -> ("module:Class", display name). Order is the original menu's.
 _REGISTRY: dict[str, tuple[str, str]] = {
-    "balanced": ("policies.balanced:BalancedPolicy", "Equilibrada"),
-    "expansionist": ("policies.expansionist:ExpansionistPolicy", "Expansionista"),
-    "center": ("policies.center:CenterPolicy", "Directa al centro"),
-    "raider": ("policies.raider:RaiderPolicy", "Saqueadora"),
-    "guardian": ("policies.guardian:GuardianPolicy", "Guardiana"),
-    "random": ("policies.random_policy:RandomPolicy", "Aleatoria"),
+    "balanced": ("policies.domain_wheel.balanced:BalancedPolicy", "Equilibrada"),
+    "expansionist": ("policies.domain_wheel.expansionist:ExpansionistPolicy", "Expansionista"),
+    "center": ("policies.domain_wheel.center:CenterPolicy", "Directa al centro"),
+    "raider": ("policies.domain_wheel.raider:RaiderPolicy", "Saqueadora"),
+    "guardian": ("policies.domain_wheel.guardian:GuardianPolicy", "Guardiana"),
+    "random": ("policies.domain_wheel.random_policy:RandomPolicy", "Aleatoria"),
 }
 
 

@@ -50,8 +50,8 @@ from dw_env.errors import brief
 from dw_env.info import NUM_PLAYERS
 from dw_env.options import GameOptions
 from policies.base import Policy
+from policies.domain_wheel.two_phase import TwoPhaseDriver
 from policies.puct import puct_select
-from policies.two_phase import TwoPhaseDriver
 
 #: the spec prefix: ``search:PATH`` or ``search:PATH?playouts=64&c_puct=1.5&time=0.5&greedy=1``
 PREFIX = "search:"
@@ -313,12 +313,12 @@ def _same_position(a: Game, b: Game) -> bool:
 
 
 class TorchEvaluator:
-    """An :class:`Evaluator` over a torch policy network (policies/network.py), on the CPU."""
+    """An :class:`Evaluator` over a torch policy network (policies/domain_wheel/network.py), on the CPU."""
 
     def __init__(self, net: Any) -> None:
         import torch
 
-        from policies.network import masked_logits
+        from policies.domain_wheel.network import masked_logits
 
         self.net, self.torch, self.masked_logits = net.eval(), torch, masked_logits
 
@@ -348,7 +348,7 @@ class OnnxEvaluator:
         self.graphs = PackageEvaluator(package)
 
     def prepare(self, options: GameOptions) -> None:
-        from policies.two_phase import map_key
+        from policies.domain_wheel.two_phase import map_key
 
         self.graphs.select(map_key(options))
 
@@ -406,7 +406,7 @@ def load(spec: str, seed: int | None = None) -> SearchPolicy:
 
         package = PackagePolicy(path, seed=seed).package  # a Domain Wheel package, every graph checked
         return SearchPolicy(OnnxEvaluator(package), params, seed=seed, label=label)
-    from policies import network_policy
+    from policies.domain_wheel import network_policy
 
     network = network_policy.load(path, seed=seed, greedy=True)
     return SearchPolicy(TorchEvaluator(network.net), params, seed=seed, label=label)

@@ -7,7 +7,7 @@ took 3.6 ms alone and 4.6 ms a thread with two threads at once (two *processes* 
 cores themselves share). A trace runs the whole pass in TorchScript's interpreter, which holds no GIL: 3.8 ms
 alone and 3.8 ms a thread with two at once.
 
-A trace records the network's plain expressions (``policies.cell_passes.recording``: no in-place steps),
+A trace records the network's plain expressions (``policies.domain_wheel.cell_passes.recording``: no in-place steps),
 which compute the same numbers bit for bit; ``tests/test_traced_forward.py`` checks it on both maps and for
 every chunk size, and the same for a ``turn_trunk`` network's trunk and heads (:func:`traced_turn`). Nothing
 about a trace is saved: it is made from the network on first use and made again whenever the network's
@@ -86,7 +86,7 @@ def traced_turn(net: nn.Module, example: Tensor) -> Any:
     """Return a TorchScript trace of a ``turn_trunk`` network's ``trunk`` and ``heads`` methods, for inference.
 
     A trainer's rollout computes a turn's trunk once and its two decisions' heads from it
-    (``policies.network.TrunkCache``); these traces let both run on threads without holding the GIL, as
+    (``policies.domain_wheel.network.TrunkCache``); these traces let both run on threads without holding the GIL, as
     :func:`traced_forward` does for the whole pass. ``trace.trunk(obs)`` returns the trunk as a plain tuple
     (``Trunk``'s fields in order); ``trace.heads(trunk, obs, member)`` takes it with the observations and each
     one's trunk row. The same rules as :func:`traced_forward`: made once per network and state, no gradients,

@@ -161,8 +161,8 @@ def test_modes_build_the_expected_lineups() -> None:
     rr = build_lineups("round-robin", ["random"])
     assert rr == [("random", "random", "random")]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(registry._REGISTRY, "x", ("policies.random_policy:RandomPolicy", "X"))
-        mp.setitem(registry._REGISTRY, "y", ("policies.random_policy:RandomPolicy", "Y"))
+        mp.setitem(registry._REGISTRY, "x", ("policies.domain_wheel.random_policy:RandomPolicy", "X"))
+        mp.setitem(registry._REGISTRY, "y", ("policies.domain_wheel.random_policy:RandomPolicy", "Y"))
         assert len(build_lineups("round-robin", ["random", "x", "y"])) == 10  # multisets of 3 from 3
         assert build_lineups("gauntlet", ["x", "random", "y"]) == [("x", "random", "random"), ("x", "y", "y")]
         assert build_lineups("lineup", lineups=["x, y,random"]) == [("x", "y", "random")]

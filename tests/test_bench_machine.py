@@ -8,7 +8,7 @@ from pathlib import Path
 import torch
 
 from dw_cli.bench import machine
-from policies.network import bf16_units, cpu_has_bf16_units
+from policies.domain_wheel.network import bf16_units, cpu_has_bf16_units
 
 
 def test_the_cpu_model_is_read_from_cpuinfo(tmp_path: Path) -> None:

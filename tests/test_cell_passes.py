@@ -1,4 +1,4 @@
-"""policies/cell_passes.py: each pass computes its plain torch expression, bit for bit, and its gradient.
+"""policies/domain_wheel/cell_passes.py: each pass computes its plain torch expression, bit for bit, and its gradient.
 
 The network's forward must not change when the passes change: a rollout's log-probabilities are the update's
 first ones, and the shipped agents' cards are reproduced by replaying their arena runs. So every forward here
@@ -17,8 +17,8 @@ torch = pytest.importorskip("torch")
 import torch.nn.functional as F  # noqa: E402
 
 from dw_env.geometry import build_geometry  # noqa: E402
-from policies.cell_passes import add_lands_relu, attention_pool, embed_cells, from_grid, to_grid  # noqa: E402
-from policies.network import grid_tables  # noqa: E402
+from policies.domain_wheel.cell_passes import add_lands_relu, attention_pool, embed_cells, from_grid, to_grid  # noqa: E402
+from policies.domain_wheel.network import grid_tables  # noqa: E402
 
 B, LANDS, PER_LAND, H, F_IN = 5, 7, 7, 6, 4  # the small map: 7 lands of 7 cells
 SEEDS = {"embed": 1, "lands": 2, "pool": 3}

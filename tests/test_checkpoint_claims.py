@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 
 from policies import checkpoint, games  # noqa: E402
 from policies.board_network import BoardPolicyNet  # noqa: E402
-from policies.network import HexPolicyNet  # noqa: E402
+from policies.domain_wheel.network import HexPolicyNet  # noqa: E402
 from tests.test_train_checkpoint import HP, _payload  # noqa: E402
 
 

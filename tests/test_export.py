@@ -76,8 +76,8 @@ def test_graphs_carry_the_key_facts_and_standard_operators_only(package: Path) -
 
 @pytest.mark.parametrize("options", [SMALL, WIDE], ids=["trained-map", "wider-lands"])
 def test_parity_with_the_checkpoint_on_real_positions(package: Path, options: GameOptions) -> None:
+    from policies.domain_wheel.two_phase import TwoPhaseDriver, map_key
     from policies.onnx_policy import OnnxGraph
-    from policies.two_phase import TwoPhaseDriver, map_key
     from training.export import load_network
     from training.export_parity import collect_positions, compare
 
@@ -239,8 +239,8 @@ def test_search_seat_over_the_package_reads_the_checkpoints_priors_and_values(
     package: Path, options: GameOptions
 ) -> None:
     """search:FOLDER runs on onnxruntime the search search:CHECKPOINT runs on torch (same priors, same values)."""
+    from policies.domain_wheel.two_phase import TwoPhaseDriver
     from policies.search import OnnxEvaluator, TorchEvaluator, load
-    from policies.two_phase import TwoPhaseDriver
 
     from_package, from_checkpoint = load(f"search:{package}?playouts=8", seed=0), load(f"search:{AGENT}", seed=0)
     assert isinstance(from_package.evaluate, OnnxEvaluator)

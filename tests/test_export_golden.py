@@ -17,7 +17,7 @@ import pytest
 from dw_env import position
 from dw_env.envs.observation import OBSERVATION_VERSION
 from dw_env.info import player_index
-from policies.two_phase import TwoPhaseDriver
+from policies.domain_wheel.two_phase import TwoPhaseDriver
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = sorted((ROOT / "tests" / "golden").glob("*.json"))
@@ -63,9 +63,9 @@ def test_observation_bytes_and_mask_match_the_fixture(path: Path) -> None:
 
 def test_the_shipped_agent_plays_the_fixtures_actions() -> None:
     pytest.importorskip("onnxruntime")
+    from policies.domain_wheel.two_phase import map_key
     from policies.onnx_policy import OnnxGraph
     from policies.package import read_package
-    from policies.two_phase import map_key
 
     package = read_package(PACKAGE)
     graphs = {spec.file: OnnxGraph(package, spec) for spec in package.graphs}

@@ -29,8 +29,9 @@ from hypothesis import strategies as st  # noqa: E402
 from dw_cli.main import main  # noqa: E402
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
-from policies import checkpoint, network_policy  # noqa: E402
-from policies.network import HexPolicyNet  # noqa: E402
+from policies import checkpoint  # noqa: E402
+from policies.domain_wheel import network_policy  # noqa: E402
+from policies.domain_wheel.network import HexPolicyNet  # noqa: E402
 from training import config as cfg  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
-from policies.network import HexPolicyNet, evaluate_actions  # noqa: E402
+from policies.domain_wheel.network import HexPolicyNet, evaluate_actions  # noqa: E402
 from training.imitation import (  # noqa: E402
     GAMES_IN_FLIGHT,
     CloneLoss,
@@ -55,7 +55,7 @@ def cloned(data: dict[str, Any], threads: int, processes: bool = False) -> tuple
 
 
 def test_the_chunks_gradient_is_the_minibatchs_mean_loss_gradient(demos, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr("policies.network.CPU_CHUNK_CELLS", 7 * 133)  # 7 examples a chunk
+    monkeypatch.setattr("policies.domain_wheel.network.CPU_CHUNK_CELLS", 7 * 133)  # 7 examples a chunk
     net = network()
     batch = {key: torch.from_numpy(demos[key][:BATCH]) for key in ("obs", "masks", "actions", "values")}
     sums = NetworkThreads(net, 1).run([(0, 7), (7, 19), (19, BATCH)], CloneLoss(batch, BATCH))
@@ -77,7 +77,7 @@ def test_the_chunks_gradient_is_the_minibatchs_mean_loss_gradient(demos, monkeyp
 def test_a_clone_on_two_threads_or_processes_is_one_threads_up_to_rounding(demos, monkeypatch, processes) -> None:  # type: ignore[no-untyped-def]
     if processes and os.name != "posix":
         pytest.skip("update processes are POSIX-only")
-    monkeypatch.setattr("policies.network.CPU_CHUNK_CELLS", 9 * 133)  # several chunks a minibatch
+    monkeypatch.setattr("policies.domain_wheel.network.CPU_CHUNK_CELLS", 9 * 133)  # several chunks a minibatch
     one, stats_one = cloned(demos, 1)
     two, stats_two = cloned(demos, 2, processes)
     start = network()
@@ -98,7 +98,9 @@ def test_a_clone_on_two_threads_or_processes_is_one_threads_up_to_rounding(demos
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_each_thread_gets_as_many_chunks_of_about_the_same_size(demos, monkeypatch, threads: int) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr("policies.network.CPU_CHUNK_CELLS", 15 * 133)  # 40 examples: 3 chunks before rounding up
+    monkeypatch.setattr(
+        "policies.domain_wheel.network.CPU_CHUNK_CELLS", 15 * 133
+    )  # 40 examples: 3 chunks before rounding up
     seen: list[list[tuple[int, int]]] = []
     run = NetworkThreads.run
 

@@ -1,4 +1,4 @@
-"""The policy network (policies/network.py) and the network seat policy (policies/network_policy.py)."""
+"""The policy network (policies/domain_wheel/network.py) and its seat (policies/domain_wheel/network_policy.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from dw_env.engine import Game  # noqa: E402
 from dw_env.envs.observation import CELL_FEATURES, describe_observation  # noqa: E402
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
-from policies.network import CELL_PHASE, HexConv, HexPolicyNet, evaluate_actions, sample_actions  # noqa: E402
+from policies.domain_wheel.network import CELL_PHASE, HexConv, HexPolicyNet, evaluate_actions, sample_actions  # noqa: E402
 
 SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=30)
 
@@ -82,7 +82,7 @@ def _policy_file(tmp_path, options: GameOptions = SMALL) -> str:  # type: ignore
 
 @pytest.mark.parametrize("greedy", [True, False])
 def test_network_policy_plays_legal_games_to_the_end(tmp_path, greedy: bool) -> None:  # type: ignore[no-untyped-def]
-    from policies.network_policy import load
+    from policies.domain_wheel.network_policy import load
 
     policy = load(_policy_file(tmp_path), seed=3, greedy=greedy)
     game = Game.new(SMALL)
@@ -94,15 +94,15 @@ def test_network_policy_plays_legal_games_to_the_end(tmp_path, greedy: bool) -> 
 
 
 def test_network_policy_is_a_seat_spec_by_path(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from policies.domain_wheel.network_policy import NetworkPolicy
     from policies.files import make_seat_policy
-    from policies.network_policy import NetworkPolicy
 
     policy = make_seat_policy(_policy_file(tmp_path), seed=0)
     assert isinstance(policy, NetworkPolicy)
 
 
 def test_network_policy_is_seed_determined(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from policies.network_policy import load
+    from policies.domain_wheel.network_policy import load
 
     path = _policy_file(tmp_path)
 
@@ -120,7 +120,7 @@ def test_network_policy_is_seed_determined(tmp_path) -> None:  # type: ignore[no
 
 
 def test_network_policy_plays_another_map_with_a_warning(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from policies.network_policy import load
+    from policies.domain_wheel.network_policy import load
 
     policy = load(_policy_file(tmp_path), seed=0)
     game = Game.new(land_radius=1, map_radius=3, max_rounds=5)
@@ -223,8 +223,8 @@ def test_forward_computes_the_reference_function(radii: tuple[int, int]) -> None
 
 @pytest.mark.parametrize("radii", [(1, 2), (2, 4)])
 def test_training_passes_compute_the_reference_function_and_its_gradients(radii: tuple[int, int]) -> None:
-    """With gradients the trunk takes the hand-written backward passes (policies/cell_passes.py): its forward
-    is the inference forward bit for bit (the rollout's log-probabilities are the update's first ones), and
+    """With gradients the trunk takes the hand-written backward passes (policies/domain_wheel/cell_passes.py):
+    its forward is the inference forward bit for bit (the rollout's log-probabilities are the update's first ones), and
     every weight's gradient is the plain reference's up to the order of floating-point sums."""
     options = GameOptions(land_radius=radii[0], map_radius=radii[1])
     torch.manual_seed(1)
@@ -294,7 +294,7 @@ def test_shipped_checkpoint_computes_the_reference_function(name: str) -> None:
 
 
 def test_chunked_forward_and_policy_step_match_one_pass() -> None:
-    from policies.network import chunk_rows, forward_chunked, policy_step
+    from policies.domain_wheel.network import chunk_rows, forward_chunked, policy_step
 
     torch.manual_seed(0)
     net = HexPolicyNet(build_geometry(2, 4), channels=8, cell_layers=1, land_layers=1, head_hidden=8)

@@ -3,8 +3,8 @@
 * ``policies/allocator.py``: freed activations stay in the heap instead of being page-faulted in again;
 * ``run.conv_precision``: the hex convolutions in bfloat16 (a close approximation: float32 weights, gradients
   and residual stream);
-* ``policies.network.policy_steps``: the rollout's networks (learner and frozen opponents) share the threads,
-  with the same results and random draws as one ``policy_step`` after the other.
+* ``policies.domain_wheel.network.policy_steps``: the rollout's networks (learner and frozen opponents) share the
+  threads, with the same results and random draws as one ``policy_step`` after the other.
 """
 
 from __future__ import annotations
@@ -23,7 +23,14 @@ from test_network_turn_trunk import played  # noqa: E402  (observations and mask
 
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
-from policies.network import HexPolicyNet, StepBatch, TrunkCache, evaluate_actions, policy_step, policy_steps  # noqa: E402
+from policies.domain_wheel.network import (  # noqa: E402
+    HexPolicyNet,
+    StepBatch,
+    TrunkCache,
+    evaluate_actions,
+    policy_step,
+    policy_steps,
+)
 from training.config import ConfigError, TrainConfig, from_dict  # noqa: E402
 from training.network_threads import NetworkThreads  # noqa: E402
 from training.ppo import conv_dtype, make_network  # noqa: E402
@@ -112,7 +119,7 @@ def test_conv_precision_is_validated_and_picks_the_convolutions_dtype() -> None:
     assert conv_dtype(config("float32"), cpu) is None
     assert conv_dtype(config("bfloat16"), cpu) == torch.bfloat16
     assert conv_dtype(config("bfloat16"), cuda) is None  # on CUDA run.amp decides
-    from policies.network import cpu_has_bf16_units
+    from policies.domain_wheel.network import cpu_has_bf16_units
 
     assert conv_dtype(config("auto"), cpu) == (torch.bfloat16 if cpu_has_bf16_units() else None)
     net = make_network(from_dict({"run": {"conv_precision": "bfloat16"}, "game": {"map_radius": 2}}), cpu)

@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
 from policies import checkpoint, traced_forward  # noqa: E402
-from policies.network import HexPolicyNet  # noqa: E402
+from policies.domain_wheel.network import HexPolicyNet  # noqa: E402
 from training.config import ConfigError, from_dict  # noqa: E402
 from training.network_threads import NetworkThreads, thread_count  # noqa: E402
 
@@ -210,7 +210,7 @@ def test_a_run_on_two_threads_is_reproducible_and_resumes_bit_identically(tmp_pa
 
     # chunks of 6 observations (24 in the update of a turn_trunk network), so that both the rollout's
     # forward passes (of up to 16 games) and the update's minibatches of this small run are shared out
-    monkeypatch.setattr("policies.network.CPU_CHUNK_CELLS", 6 * 133)
+    monkeypatch.setattr("policies.domain_wheel.network.CPU_CHUNK_CELLS", 6 * 133)
     spread, beside, in_processes = NetworkThreads._spread, NetworkThreads.map_beside, NetworkThreads._run_in_processes
     calls = {"map": 0, "run": 0, "processes": 0, "beside": 0}
 

@@ -1,8 +1,9 @@
 """One trunk per turn (``network.turn_trunk``): the two decisions of a turn (rule 3.2) share the trunk exactly.
 
-policies/network.py: the trunk reads only the turn-fixed inputs, so the phase-2 observation (the selected piece
-and its destinations) has its phase-1 observation's trunk; the rollout reuses it (TrunkCache) and the update
-computes it once per turn (training/ppo.py turn_groups). These tests hold the reuse to the plain forward pass.
+policies/domain_wheel/network.py: the trunk reads only the turn-fixed inputs, so the phase-2 observation (the
+selected piece and its destinations) has its phase-1 observation's trunk; the rollout reuses it (TrunkCache) and
+the update computes it once per turn (training/ppo.py turn_groups). These tests hold the reuse to the plain
+forward pass.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dw_env.envs.vector import DomainWheelVectorEnv  # noqa: E402
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
 from policies import checkpoint  # noqa: E402
-from policies.network import (  # noqa: E402
+from policies.domain_wheel.network import (  # noqa: E402
     HexPolicyNet,
     TrunkCache,
     draw_actions,
@@ -157,7 +158,8 @@ def test_draw_actions_follows_the_masked_policy_and_never_draws_an_illegal_actio
 
 
 def test_the_update_computes_one_trunk_per_turn_with_the_same_gradients() -> None:
-    """policies/network.py forward_grouped (the update's pass): the outputs and gradients of one trunk per decision."""
+    """policies/domain_wheel/network.py forward_grouped (the update's pass): outputs and gradients of one trunk
+    per decision."""
     net = network(SMALL, seed=6)
     frames = played(SMALL, 1, 40, seed=11)
     obs = np.concatenate([f[0] for f in frames])  # one game in time order

@@ -21,7 +21,7 @@ PACKAGE = ROOT / "checkpoints" / "small-agent"
 def test_the_seat_and_the_package_reader_import_no_torch() -> None:
     code = (
         "import sys\n"
-        "import policies.onnx_policy, policies.package, policies.two_phase, policies.files\n"
+        "import policies.onnx_policy, policies.package, policies.domain_wheel.two_phase, policies.files\n"
         f"seat = policies.files.make_seat_policy({str(PACKAGE)!r}, seed=0)\n"
         "from dw_env.engine import Game\n"
         "from dw_env.options import GameOptions\n"

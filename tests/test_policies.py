@@ -16,8 +16,8 @@ from dw_env.options import GameOptions
 from dw_env.rules import layout as lay
 from dw_env.rules.territory import conquest_holds, liberation_holds
 from policies import available, display_name, make
-from policies import toolkit as tk
 from policies.base import Policy
+from policies.domain_wheel import toolkit as tk
 
 NAMES = ["balanced", "expansionist", "center", "raider", "guardian", "random"]
 SCRIPTED = NAMES[:-1]
@@ -279,10 +279,10 @@ def test_bench_ai_smoke(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_measure_script_smoke(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
-    """``python -m policies.measure`` end to end on a tiny budget, with its JSON report."""
+    """``python -m policies.domain_wheel.measure`` end to end on a tiny budget, with its JSON report."""
     import json
 
-    from policies import measure
+    from policies.domain_wheel import measure
 
     out = tmp_path / "report.json"
     assert measure.main(["--games", "1", "--among", "2", "--json", str(out)]) == 0

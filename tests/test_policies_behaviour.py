@@ -1,7 +1,7 @@
 """The scripted AIs do what their names say (issue 4 acceptance, spec section 6), on the standard map.
 
-A modest, seeded sample that fits CI; ``python -m policies.measure`` plays the full >= 300-game
-measurement. Metrics are defined in :mod:`policies.measure`: lands owned at mid-game, centre
+A modest, seeded sample that fits CI; ``python -m policies.domain_wheel.measure`` plays the full >= 300-game
+measurement. Metrics are defined in :mod:`policies.domain_wheel.measure`: lands owned at mid-game, centre
 attempts (king on the centre throne, rule 6.8), rival lands taken (conquered, rule 6.6, or
 liberated, rule 7.4) and blocks (a knight entering a land breaks a rival's running position,
 rules 6.2, 6.4, 7.3).
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies import measure
+from policies.domain_wheel import measure
 
 SCRIPTED = ["balanced", "expansionist", "center", "raider", "guardian"]
 

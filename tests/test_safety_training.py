@@ -26,7 +26,8 @@ pytest.importorskip("tensorboard")
 from dw_cli.main import main  # noqa: E402
 from dw_env.engine import Game  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
-from policies import checkpoint, network_policy  # noqa: E402
+from policies import checkpoint  # noqa: E402
+from policies.domain_wheel import network_policy  # noqa: E402
 from policies.registry import available, make  # noqa: E402
 
 CONFIG = str(Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml")

@@ -85,7 +85,7 @@ def _best_joint_move(network: object, game: Game) -> object:
 def test_one_playout_plays_the_most_probable_move() -> None:
     """With one playout the root's most visited move is its highest prior: the most probable (piece,
     destination) pair of the network's two phases, or pass / end request by their phase-1 probability."""
-    from policies import network_policy
+    from policies.domain_wheel import network_policy
 
     seat = load(f"search:{AGENT}?playouts=1&reuse_tree=0", seed=0)
     network = network_policy.load(AGENT, greedy=True)

@@ -16,7 +16,15 @@ from dw_env.envs.vector import DomainWheelVectorEnv  # noqa: E402
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
 from policies import traced_forward as traced_module  # noqa: E402
-from policies.network import Batch, HexPolicyNet, StepBatch, Trunk, TrunkCache, forward_batches, policy_steps  # noqa: E402
+from policies.domain_wheel.network import (  # noqa: E402
+    Batch,
+    HexPolicyNet,
+    StepBatch,
+    Trunk,
+    TrunkCache,
+    forward_batches,
+    policy_steps,
+)
 from policies.traced_forward import traced_forward, traced_turn  # noqa: E402
 
 SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=60)

@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
 from policies import checkpoint  # noqa: E402
-from policies.network import HexPolicyNet  # noqa: E402
+from policies.domain_wheel.network import HexPolicyNet  # noqa: E402
 
 SMALL = GameOptions(land_radius=1, map_radius=2)
 HP = {"channels": 8, "cell_layers": 1, "land_layers": 1, "head_hidden": 8}

@@ -17,7 +17,7 @@ pytest.importorskip("torch")
 from dw_env.envs.actions import move_to_actions  # noqa: E402
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
-from policies.network import HexPolicyNet  # noqa: E402
+from policies.domain_wheel.network import HexPolicyNet  # noqa: E402
 from training import evaluate as evaluation  # noqa: E402
 from training import game_setup  # noqa: E402
 from training.arena import opening_moves  # noqa: E402

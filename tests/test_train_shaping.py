@@ -12,7 +12,7 @@ pytest.importorskip("torch")
 from dw_env.engine import Game  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
 from policies import registry  # noqa: E402
-from policies.two_phase import TwoPhaseDriver  # noqa: E402
+from policies.domain_wheel.two_phase import TwoPhaseDriver  # noqa: E402
 from training import config as cfg  # noqa: E402
 from training.ppo import Rollout, compute_advantages, score_potential  # noqa: E402
 

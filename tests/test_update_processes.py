@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
-from policies.network import HexPolicyNet  # noqa: E402
+from policies.domain_wheel.network import HexPolicyNet  # noqa: E402
 from training.network_threads import NetworkThreads  # noqa: E402
 from training.update_processes import UpdateProcess, is_batched_work  # noqa: E402
 
@@ -177,7 +177,7 @@ def test_an_unguarded_training_script_trains_once_with_its_update_in_a_worker(tm
         textwrap.dedent(
             f"""
             import sys
-            import policies.network
+            import policies.domain_wheel.network
             from training.config import load
             from training.network_threads import NetworkThreads
             from training.ppo import train
@@ -189,7 +189,7 @@ def test_an_unguarded_training_script_trains_once_with_its_update_in_a_worker(tm
                 runs.append(done is not None)
                 return done
             NetworkThreads._run_in_processes = counted
-            policies.network.CPU_CHUNK_CELLS = 6 * 133  # chunks of 6 small-map rows: several per minibatch
+            policies.domain_wheel.network.CPU_CHUNK_CELLS = 6 * 133  # chunks of 6 small-map rows: several per minibatch
             config = load({str(ROOT / "configs" / "smoke.yaml")!r}, [
                 "run.network_threads=2", "run.stop_after_updates=1", "eval.final_games=0",
                 "run.out_dir={tmp_path}", "run.progress=false", "imitation.teacher=none",

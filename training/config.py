@@ -227,15 +227,16 @@ class PPOConfig(_Section):
 
 
 class NetworkConfig(_Section):
-    """The network's size (Domain Wheel: policies/network.py; the other games: policies/board_network.py, whose
-    residual blocks are ``cell_layers`` and which has no lands); the weights do not depend on the map size."""
+    """The network's size (Domain Wheel: policies/domain_wheel/network.py; the other games:
+    policies/board_network.py, whose residual blocks are ``cell_layers`` and which has no lands); the weights do not
+    depend on the map size."""
 
     channels: int = _int(16, 4, 1024)
     cell_layers: int = _int(1, 0, 64)  # hex convolutions over the cells (board games: residual blocks)
     land_layers: int = _int(3, 0, 64)  # rounds of message passing between lands (board games: 0)
     head_hidden: int = _int(64, 8, 4096)
     #: Domain Wheel: the trunk reads only what stays fixed during a turn, so both decisions of a turn (rule 3.2)
-    #: share it and training computes it once a turn (policies/network.py): the default, 1.1-1.2x the plain
+    #: share it and training computes it once a turn (policies/domain_wheel/network.py): the default, 1.1-1.2x the plain
     #: network's training speed on the standard map and 0.87-0.97x on the small map, and ahead of it against
     #: two Balanced on every seed of the default run at 5M and at 3.3M env steps (docs/TRAINING.md); false: every
     #: input in the trunk, the network of the shipped agents (a board game has one decision a turn: false)
@@ -426,7 +427,8 @@ class TrainConfig(_Section):
         return GameOptions.from_dict(self.game)
 
     def network_size(self) -> dict[str, int]:
-        """Return the network's size keys (policies/network.py HexPolicyNet's arguments; not ``init_from``).
+        """Return the network's size keys (policies/domain_wheel/network.py HexPolicyNet's arguments; not
+        ``init_from``).
 
         ``turn_trunk`` is an int (0 or 1) as in checkpoint files; a board game's network has no such key.
         """

@@ -70,7 +70,7 @@ def evaluate(
     """
     import torch
 
-    from policies.network import policy_step
+    from policies.domain_wheel.network import policy_step
 
     device = device or torch.device("cpu")
     geometry = None

@@ -6,7 +6,7 @@ dynamic batch axis and only standard ONNX operators, so onnxruntime's CPU provid
 ops. Node metadata (stack traces) and intermediate shape annotations are stripped: a small-map graph is
 about 60 KB.
 
-One graph per accepted map. :class:`policies.network.HexPolicyNet`'s weights do not depend on the map, but
+One graph per accepted map. :class:`policies.domain_wheel.network.HexPolicyNet`'s weights do not depend on the map, but
 its index tables (which cell sits where on the axial grid, which land owns which cell) do, and so do the
 observation's and the action's sizes. Rather than make every port compute those tables and feed them as
 inputs, each graph bakes in the tables of one map: ``model.onnx`` is the map the agent was trained on and
@@ -52,8 +52,8 @@ from typing import Any, Final
 from dw_env.envs.observation import OBSERVATION_VERSION, describe_observation
 from dw_env.geometry import build_geometry
 from dw_env.options import GameOptions
-from policies import two_phase
 from policies.checkpoint import CheckpointError
+from policies.domain_wheel import two_phase
 from policies.package import (
     FLAVOURS,
     MAIN_GRAPH,
@@ -104,7 +104,7 @@ def load_network(path: Path) -> tuple[Any, dict[str, Any]]:
 
 def _hex_network(payload: dict[str, Any], path: Path) -> Any:
     """Return the HexPolicyNet (eval mode) of a Domain Wheel checkpoint's payload; CheckpointError if not."""
-    from policies.network import HexPolicyNet
+    from policies.domain_wheel.network import HexPolicyNet
 
     try:
         options = GameOptions.from_dict(payload["options"])

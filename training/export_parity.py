@@ -24,8 +24,8 @@ from numpy.typing import NDArray
 from dw_env.engine import Game
 from dw_env.options import GameOptions
 from policies.base import Policy
+from policies.domain_wheel.two_phase import TwoPhaseDriver, map_key, map_text
 from policies.registry import make
-from policies.two_phase import TwoPhaseDriver, map_key, map_text
 
 #: line-ups of the position games ("agent" is the checkpoint); each is played in all three rotations
 LINEUPS = (
@@ -43,7 +43,7 @@ def collect_positions(
     checkpoint: Path, options: GameOptions, count: int, seed: int = 0
 ) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
     """Return (observations [N, D], masks [N, A]) of ``count`` decisions from seeded games on ``options``."""
-    from policies.network_policy import load
+    from policies.domain_wheel.network_policy import load
 
     driver = TwoPhaseDriver(options)
     obs: list[NDArray[np.int8]] = []

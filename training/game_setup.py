@@ -1,8 +1,8 @@
 """What the trainer and its evaluation need from the game they train on: env, network and scripted seats.
 
 Domain Wheel (the default) trains on :class:`training.objectives.ObjectiveVectorEnv` with the hex network of
-:mod:`policies.network` and its two-phase scripted AIs; every other game of :mod:`policies.games` follows the
-board-game contract (:mod:`policies.games.board`): its own vector env with the same API, the board network of
+:mod:`policies.domain_wheel.network` and its two-phase scripted AIs; every other game of :mod:`policies.games` follows
+the board-game contract (:mod:`policies.games.board`): its own vector env with the same API, the board network of
 :mod:`policies.board_network` and seats that return env actions. The PPO loop (training/ppo.py) is the same.
 """
 
@@ -57,7 +57,7 @@ def make_network(config: TrainConfig, device: Any) -> Any:
     options = config.options
     if is_domain_wheel(config):
         from dw_env.geometry import build_geometry
-        from policies.network import HexPolicyNet
+        from policies.domain_wheel.network import HexPolicyNet
 
         net = HexPolicyNet(build_geometry(options.land_radius, options.map_radius), **config.network_size())
     else:

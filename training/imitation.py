@@ -162,7 +162,7 @@ class CloneLoss:
     def __call__(self, model: Any, s: int, e: int) -> dict[str, Any]:
         import torch
 
-        from policies.network import evaluate_actions, masked_logits
+        from policies.domain_wheel.network import evaluate_actions, masked_logits
 
         b = self.batch
         masks, actions = b["masks"][s:e], b["actions"][s:e]
@@ -187,14 +187,14 @@ def clone(
 ) -> dict[str, float]:
     """Train ``net`` to choose the teacher's actions (cross-entropy over legal actions) and predict outcomes.
 
-    Each minibatch runs in cache-sized chunks (``policies.network.chunk_rows``) on ``threads``
+    Each minibatch runs in cache-sized chunks (``policies.domain_wheel.network.chunk_rows``) on ``threads``
     (a :class:`training.network_threads.NetworkThreads`: the trainer's, so the clone uses every core the PPO
     update uses; None: the calling thread), as the PPO update does. Return the last epoch's mean loss and
     accuracy.
     """
     import torch
 
-    from policies.network import chunk_rows
+    from policies.domain_wheel.network import chunk_rows
     from training.network_threads import NetworkThreads
 
     device = torch.device(device)

@@ -1,8 +1,8 @@
 """The trainer's network passes on several threads: ``run.network_threads: T`` (training/config.py).
 
 Why threads. On a CPU the network takes its observations in cache-sized chunks of a few dozen
-(``policies.network.chunk_rows``): thousands of small ops per rollout and per minibatch. torch's own threads
-(``run.torch_threads``) split every op and mostly wait on each other (two of them gained 16% on the standard
+(``policies.domain_wheel.network.chunk_rows``): thousands of small ops per rollout and per minibatch. torch's own
+threads (``run.torch_threads``) split every op and mostly wait on each other (two of them gained 16% on the standard
 map's forward and backward passes); whole chunks on separate threads keep every core busy (two threads: 2.1x).
 Each op runs on the thread that calls it (one torch thread) and releases the GIL while it computes, so plain
 Python threads suffice and share the rollout's arrays without copies. Two kinds of work are shared out:

@@ -2,7 +2,7 @@
 read top to bottom.
 
 1. **Setup**: config (training/config.py), seeds, device, the batched vector env, the network
-   (policies/network.py), Adam, the league of opponents (training/league.py); ``--resume`` restores all
+   (policies/domain_wheel/network.py), Adam, the league of opponents (training/league.py); ``--resume`` restores all
    of it from a checkpoint (policies/checkpoint.py).
 2. **Rollout**: ``env.num_steps`` steps of every game. In each game the learner holds one seat (rotated
    game by game) and one opponent kind the other two. A decision of the learner is one env action (phase 1:
@@ -42,7 +42,7 @@ from torch import nn
 from dw_env.envs.observation import GF_K, GF_SCORE, LF_HOLD, LF_POINTS, ObservationLayout, describe_observation
 from policies import checkpoint
 from policies.allocator import keep_freed_memory
-from policies.network import (
+from policies.domain_wheel.network import (
     StepBatch,
     TrunkCache,
     chunk_rows,
@@ -374,7 +374,7 @@ def compute_advantages(rollout: Rollout, gamma: float, lam: float) -> tuple[NDAr
 def turn_groups(rollout: Rollout, valid: NDArray[np.bool_], net: nn.Module) -> NDArray[np.int64]:
     """Return each trainable decision's group (in ``rollout.X[valid]`` order): decisions that share a trunk.
 
-    A ``turn_trunk`` network's trunk reads only the turn-fixed inputs (policies/network.py), so a slot's
+    A ``turn_trunk`` network's trunk reads only the turn-fixed inputs (policies/domain_wheel/network.py), so a slot's
     consecutive decisions of one game whose turn-fixed inputs are equal byte for byte (the two decisions of a
     turn, rule 3.2) have the same trunk: one group, computed once in the update. Any other network: one
     decision per group. Groups are numbered by their first decision.
@@ -511,7 +511,7 @@ def minibatch_step(
 ) -> dict[str, float]:
     """Take one clipped-PPO gradient step on the decisions ``idx``; return the minibatch's statistics.
 
-    The forward and backward passes run in cache-sized chunks (``policies.network.chunk_rows``) of a
+    The forward and backward passes run in cache-sized chunks (``policies.domain_wheel.network.chunk_rows``) of a
     :class:`ChunkLoss`, on several threads or processes with ``run.network_threads``
     (training/network_threads.py).
     """

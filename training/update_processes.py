@@ -1,7 +1,7 @@
 """The PPO update's chunks in worker processes: threads wait on each other for the GIL, processes do not.
 
 Why. A chunk's forward and backward pass is thousands of small ops, each dispatched from Python (the
-network's modules, the autograd Functions of policies/cell_passes.py, the loss), and only one thread at a
+network's modules, the autograd Functions of policies/domain_wheel/cell_passes.py, the loss), and only one thread at a
 time runs Python. Measured on one standard-map chunk of 28 observations (forward and backward, one torch
 thread each, 2-core Intel Xeon): 10.9 ms alone; 14.4 ms each on two threads at once; 11.6-12.1 ms each in two
 processes at once (what the cores themselves share). So on a CPU, replica ``k >= 1`` of the update

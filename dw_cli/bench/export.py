@@ -72,10 +72,10 @@ def measure_map(options: GameOptions, net: Any, folder: Path, seconds: float) ->
     import torch
 
     from policies.checkpoint import load as load_checkpoint
-    from policies.network_policy import NetworkPolicy
+    from policies.domain_wheel.network_policy import NetworkPolicy
+    from policies.domain_wheel.two_phase import TwoPhaseDriver, map_key
     from policies.onnx_policy import OnnxGraph, PackagePolicy
     from policies.package import read_package
-    from policies.two_phase import TwoPhaseDriver, map_key
     from training.export_parity import collect_positions
 
     package = read_package(folder)

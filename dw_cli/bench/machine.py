@@ -10,7 +10,7 @@ from __future__ import annotations
 import platform
 from pathlib import Path
 
-from policies.network import bf16_units
+from policies.domain_wheel.network import bf16_units
 
 #: where Linux names the CPU
 CPUINFO = Path("/proc/cpuinfo")
@@ -29,5 +29,5 @@ def cpu_model(cpuinfo: Path = CPUINFO) -> str:
 
 
 def describe() -> str:
-    """Return e.g. "AMD EPYC, bfloat16 units: AVX512-BF16" (:func:`policies.network.bf16_units`)."""
+    """Return e.g. "AMD EPYC, bfloat16 units: AVX512-BF16" (:func:`policies.domain_wheel.network.bf16_units`)."""
     return f"{cpu_model()}, bfloat16 units: {bf16_units()}"

@@ -15,7 +15,7 @@ evaluation left out:
   in worker processes; the same rollouts and updates). On 2 cores this is the default run's setting (2);
 * ``small, plain network, all cores``: the same with ``network.turn_trunk: false``, every input in the trunk
   (the network of the shipped agents; the default shares the trunk between the two decisions of a turn,
-  policies/network.py);
+  policies/domain_wheel/network.py);
 * ``standard``: the standard map with the small map's settings on one core, the reference measured in the
   same run;
 * ``standard, plain network``: the same with ``network.turn_trunk: false``;
@@ -151,7 +151,7 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
     import os
 
     from dw_cli.bench.machine import describe
-    from policies.network import cpu_has_bf16_units
+    from policies.domain_wheel.network import cpu_has_bf16_units
 
     results: dict[str, Any] = {"machine": describe()}
     print(

@@ -4,7 +4,7 @@ Cells are named by their axial coordinate ``[q, r]`` everywhere (as in record no
 position files); lands by their index into the layout's ``lands`` list (each carries its land
 coordinate ``[a, b]``). The layout is static for a game's options; the view is sent after every
 action. Everything the screen shows is computed here from the engine's own state and the AIs'
-toolkit analysis (policies.toolkit), which applies rules 6.2, 6.3 and 7.2 exactly as the engine does:
+toolkit analysis (policies.domain_wheel.toolkit), which applies rules 6.2, 6.3 and 7.2 exactly as the engine does:
 
 * player cards (11.3): score, lands, knights, king locked by the centre countdown (rule 9.2);
 * turn banner (11.4): turn, round, countdown;
@@ -32,7 +32,7 @@ from dw_env.info import (
 )
 from dw_env.options import GameOptions
 from dw_env.rules import layout as lay
-from policies import toolkit
+from policies.domain_wheel import toolkit
 
 JSON = dict[str, Any]
 
@@ -201,7 +201,7 @@ class Viewer:
     def _lands(self, game: Game) -> list[JSON]:
         """Return every land's details (rule 11.6): owner, knights, kings, and per player what is missing.
 
-        ``holds`` comes from the engine's own kernels (via policies.toolkit); they are only asked where
+        ``holds`` comes from the engine's own kernels (via policies.domain_wheel.toolkit); they are only asked where
         the cheap necessary conditions hold (the king on the throne; enough knights), which keeps a
         view at a few milliseconds on the standard map.
         """

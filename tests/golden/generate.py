@@ -26,7 +26,7 @@ def fixture(game: Any, viewer: int, selected: int, name: str, source: str, packa
     from dw_env import position
     from dw_env.envs.observation import OBSERVATION_VERSION
     from dw_env.info import PLAYER_NAMES
-    from policies.two_phase import TwoPhaseDriver
+    from policies.domain_wheel.two_phase import TwoPhaseDriver
 
     driver = TwoPhaseDriver(game.options)
     obs, mask = driver.encode(game, viewer, selected)
@@ -56,8 +56,8 @@ def fixture(game: Any, viewer: int, selected: int, name: str, source: str, packa
 
 def agent_action(package: Any, options: Any, obs: Any, mask: Any) -> int:
     """Return the package's greedy action for one observation on ``options``' map."""
+    from policies.domain_wheel.two_phase import map_key
     from policies.onnx_policy import OnnxGraph
-    from policies.two_phase import map_key
 
     action, _ = OnnxGraph(package, package.graph_for(map_key(options))).run(obs[None], mask[None])
     return int(action[0])
@@ -88,7 +88,7 @@ def tutorial(package: Any) -> list[dict[str, Any]]:
         piece = scenario_piece(data)
         c = game.geometry.num_cells
         if piece is None and first["action"] < c:
-            from policies.two_phase import TwoPhaseDriver
+            from policies.domain_wheel.two_phase import TwoPhaseDriver
 
             src = TwoPhaseDriver(game.options).cell_of(game.turn, first["action"])
         elif piece is not None:

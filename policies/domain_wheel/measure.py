@@ -1,6 +1,6 @@
 """Measure the scripted AIs against issue 4's acceptance: strength against Random and behaviour.
 
-``python -m policies.measure`` plays, on the standard map by default:
+``python -m policies.domain_wheel.measure`` plays, on the standard map by default:
 
 * each scripted AI against two Random players, with seat rotation (win rate, >= 90 % wanted);
 * every line-up of three different scripted AIs in every seat order (endings, game lengths);
@@ -33,7 +33,7 @@ from dw_env.engine import Game
 from dw_env.info import NUM_PLAYERS
 from dw_env.options import GameOptions
 from dw_env.rules import layout as lay
-from policies import toolkit as tk
+from policies.domain_wheel import toolkit as tk
 from policies.registry import available, make
 
 #: the round at which "mid-game" land counts are taken: spec A57 puts a competent game at about

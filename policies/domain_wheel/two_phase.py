@@ -7,7 +7,7 @@ request; for a piece it encodes the phase-2 observation with that piece selected
 destination. Actions are in the player's rotated frame and are mapped back to map cells with the frame
 tables (:mod:`dw_env.envs.actions`).
 
-The driver is everything game-specific a seat needs: :class:`policies.network_policy.NetworkPolicy` plugs a
+The driver is everything game-specific a seat needs: :class:`policies.domain_wheel.network_policy.NetworkPolicy` plugs a
 torch network in as ``choose``, :class:`policies.onnx_policy.PackagePolicy` an onnxruntime graph. It also
 names the game for strategy packages (:data:`GAME`, :data:`RULES_VERSION`) and the options that fix the
 observation's shape (:func:`map_key`): a package holds one graph per accepted map.

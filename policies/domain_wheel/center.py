@@ -26,8 +26,8 @@ from dw_env.engine import Game, Move
 from dw_env.errors import brief
 from dw_env.info import NUM_PLAYERS
 from policies import state as st
-from policies import toolkit as tk
-from policies.scripted import ScriptedPolicy, would_win_with_centre
+from policies.domain_wheel import toolkit as tk
+from policies.domain_wheel.scripted import ScriptedPolicy, would_win_with_centre
 
 #: path weights per land (spec 6.3)
 WEIGHT_OWN, WEIGHT_NEUTRAL, WEIGHT_RIVAL = 0, 1, 2

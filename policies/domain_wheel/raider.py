@@ -17,9 +17,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dw_env.engine import Game, Move
-from policies import kernels
-from policies import toolkit as tk
-from policies.scripted import ScriptedPolicy, would_win_with_centre
+from policies.domain_wheel import kernels
+from policies.domain_wheel import toolkit as tk
+from policies.domain_wheel.scripted import ScriptedPolicy, would_win_with_centre
 
 #: raids are preferred to plain expansion by this factor
 RAID_PREFERENCE = 3.0

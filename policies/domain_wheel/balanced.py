@@ -5,7 +5,7 @@ Each turn, in order: request the end if that wins strictly; block a rival positi
 complete within 2 of its owner's turns (centre first, then points x urgency); otherwise pursue
 the land with the best ``points / eta`` (conquest; a liberation only when clearly cheaper),
 keeping the current target while it stays within 25 % of the best. "Points" include a quarter
-of what the land opens up (:func:`policies.toolkit.opening_value`), so that the 1-point ring 3
+of what the land opens up (:func:`policies.domain_wheel.toolkit.opening_value`), so that the 1-point ring 3
 in front of its start land is seen as the way to the 3- and 6-point rings behind it. The
 centre counts only when rule 6.8 can be met and its 13 points would make Balanced the leader.
 """
@@ -18,8 +18,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dw_env.engine import Game, Move
-from policies import toolkit as tk
-from policies.scripted import ScriptedPolicy, would_win_with_centre
+from policies.domain_wheel import toolkit as tk
+from policies.domain_wheel.scripted import ScriptedPolicy, would_win_with_centre
 
 #: a liberation is chosen over conquering the same land only below this share of its eta
 LIBERATION_SHARE = 0.5

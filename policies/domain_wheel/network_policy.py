@@ -6,7 +6,7 @@ use), picks a piece or pass or end request from the masked policy, then, for a p
 observation with that piece selected and picks its destination. Actions are in the player's rotated frame
 and are mapped back to map cells with the frame tables (:mod:`dw_env.envs.actions`).
 
-The network's weights do not depend on the map size (policies/network.py), so a checkpoint also plays on
+The network's weights do not depend on the map size (policies/domain_wheel/network.py), so a checkpoint also plays on
 other maps (a transfer measurement); it then warns once. Torch is imported when the file is loaded.
 """
 
@@ -22,7 +22,7 @@ from dw_env.engine import Game, Move
 from dw_env.geometry import Geometry
 from dw_env.options import GameOptions
 from policies.base import Policy
-from policies.two_phase import TwoPhaseDriver
+from policies.domain_wheel.two_phase import TwoPhaseDriver
 
 
 class NetworkPolicy(Policy):
@@ -37,7 +37,7 @@ class NetworkPolicy(Policy):
         super().__init__(seed)
         import torch
 
-        from policies.network import HexPolicyNet
+        from policies.domain_wheel.network import HexPolicyNet
 
         self.torch = torch
         self.greedy = greedy

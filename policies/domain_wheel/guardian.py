@@ -23,9 +23,9 @@ from numpy.typing import NDArray
 
 from dw_env.engine import Game, Move
 from dw_env.rules import layout as lay
-from policies import toolkit as tk
-from policies.expansionist import ExpansionistPolicy
-from policies.scripted import F64, ScriptedPolicy
+from policies.domain_wheel import toolkit as tk
+from policies.domain_wheel.expansionist import ExpansionistPolicy
+from policies.domain_wheel.scripted import F64, ScriptedPolicy
 
 #: lands worth at least this many points are always guarded
 GUARD_POINTS = 3

@@ -1,13 +1,13 @@
 """The scripted AIs' shared toolkit (spec section 6): what a land costs, who threatens what, how to move.
 
 One :class:`Situation` is computed per decision by a single compiled pass over the
-state (:func:`policies.kernels.analyse`): every player's territory T(q), distance
+state (:func:`policies.domain_wheel.kernels.analyse`): every player's territory T(q), distance
 factor N, knights per land, score, and the conquest and liberation needs, computed
 exactly as the engine's rules do (rules 6.2, 6.3, 7.1). The functions below read it:
 
 * :func:`conquest_eta` / :func:`liberation_eta`: ``setup + K - 1`` and ``setup + 1``
   own turns (spec 6, toolkit), with ``setup`` the knights still to bring plus the king's
-  estimated route (:func:`policies.kernels.king_turns`);
+  estimated route (:func:`policies.domain_wheel.kernels.king_turns`);
 * :func:`threats`: rivals' positions with a counter >= 1 and the turns they still need;
 * :func:`can_win_by_request`: the end request (rules 9.3-9.4) simulated on a copy;
 * :func:`king_toward`, :func:`knight_toward`, :func:`knight_entries`: legal moves, taken
@@ -30,7 +30,7 @@ from dw_env.info import LIBERATION_TURNS, NUM_PLAYERS
 from dw_env.rules import layout as lay
 from dw_env.rules.territory import conquest_holds as _conquest_holds
 from dw_env.rules.territory import liberation_holds as _liberation_holds
-from policies import kernels
+from policies.domain_wheel import kernels
 
 I32 = NDArray[np.int32]
 F64 = NDArray[np.float64]

@@ -32,8 +32,8 @@ from dw_env.errors import brief
 from dw_env.info import NUM_PLAYERS
 from dw_env.rules import layout as lay
 from policies import state as st
-from policies import toolkit as tk
 from policies.base import Policy
+from policies.domain_wheel import toolkit as tk
 
 CONQUER = "conquer"
 LIBERATE = "liberate"

@@ -58,7 +58,7 @@ from torch import Tensor, nn
 
 from dw_env.envs.observation import CELL_FEATURES, GLOBAL_FEATURES, LAND_FEATURES, OBSERVATION_VERSION
 from dw_env.geometry import Geometry
-from policies.cell_passes import (
+from policies.domain_wheel.cell_passes import (
     add_lands_relu,
     attention_pool,
     embed_cells,
@@ -219,7 +219,7 @@ class CellLayer(nn.Module):
         self, x: Tensor, t: dict[str, Tensor], side: int, dtype: torch.dtype | None = None, in_place: bool = False
     ) -> Tensor:
         """``dtype``: the convolution's (None: ``x``'s); the residual stream keeps ``x``'s. ``in_place``: without
-        gradients the result may overwrite ``x`` (the caller's own tensor; policies/cell_passes.py)."""
+        gradients the result may overwrite ``x`` (the caller's own tensor; policies/domain_wheel/cell_passes.py)."""
         b, _, h = x.shape
         grid = to_grid(x, t, dtype)
         y = self.conv(grid.view(b, side, side, h).permute(0, 3, 1, 2))  # channels-last memory in and out
@@ -559,8 +559,8 @@ def onednn_isa_cap() -> str | None:
 #: 56 rows 0.16 / 0.56; training on both cores (``run.network_threads: 0``, 45 s each), env steps/s with 7, 14,
 #: 28, 42 and 56 rows: 1,610, 2,277, 2,411-2,588, 2,336, 2,305 (larger chunks: fewer ops, less time holding
 #: the GIL between them). With glibc's defaults one large batch also paid a page fault per fresh 4 KB. Again
-#: with the in-place and hand-written passes (policies/cell_passes.py), run against run: 17 rows 2,502 and 2,574,
-#: 28 rows 2,850 and 3,102; 40 rows 2,967 and 2,784, 28 rows 3,063 and 2,758
+#: with the in-place and hand-written passes (policies/domain_wheel/cell_passes.py), run against run: 17 rows
+#: 2,502 and 2,574, 28 rows 2,850 and 3,102; 40 rows 2,967 and 2,784, 28 rows 3,063 and 2,758
 CPU_CHUNK_CELLS = 32768
 
 

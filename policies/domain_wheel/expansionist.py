@@ -15,8 +15,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dw_env.engine import Game, Move
-from policies import toolkit as tk
-from policies.scripted import F64, ScriptedPolicy, would_win_with_centre
+from policies.domain_wheel import toolkit as tk
+from policies.domain_wheel.scripted import F64, ScriptedPolicy, would_win_with_centre
 
 #: tie-break weight of points against eta (an eta difference of one turn always dominates)
 POINTS_TIE_BREAK = 1e-3
