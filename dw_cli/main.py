@@ -21,7 +21,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from dw_env.info import GAME_TITLE
 from policies.allocator import keep_freed_memory
-from training.interrupt import exit_code, raise_interrupted
+from training.distributed.interrupt import exit_code, raise_interrupted
 
 #: subcommand modules, in the order ``dw --help`` lists them
 COMMAND_MODULES: tuple[str, ...] = (

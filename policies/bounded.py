@@ -1,6 +1,6 @@
 """Bounded seat decisions: every AI decision has a time limit, and a seat that overruns or fails is reported.
 
-The arena (:mod:`training.arena`) and the browser game's rooms (:mod:`play.rooms`) ask a seat for its action
+The arena (:mod:`training.evaluation.arena`) and the browser game's rooms (:mod:`play.rooms`) ask a seat for its action
 through :func:`decide` (blocking) or :func:`decide_async` (awaitable). Each decision runs on its own daemon
 thread, on a copy of the game the caller gives, and is waited for at most ``limit`` seconds:
 

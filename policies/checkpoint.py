@@ -8,12 +8,12 @@ A checkpoint is one ``torch.save`` file (suffix ``.pt``) holding a plain mapping
     options                     the game options trained on (map size and rules variants)
     network                     the network's size: channels, blocks, head_hidden
     model                       the network's weights (state dict)
-    config                      the full training config (training/config.py)
+    config                      the full training config (training/ppo/config.py)
     counters                    env steps, updates, games, elapsed seconds at the time of writing
     training                    (training checkpoints only) optimizer, RNG streams, league and the games in
                                 progress as tensors, numbers, strings, lists and mappings (JSON text for the
                                 scripted AIs' memory and RNG states): present so that ``--resume`` continues
-                                exactly (training/resume.py)
+                                exactly (training/ppo/resume.py)
 
 Policy files for the arena are checkpoints without ``training`` (:func:`export_policy`), a few hundred KB.
 Loading uses ``torch.load(weights_only=True)`` and nothing in the file is ever unpickled otherwise: a file

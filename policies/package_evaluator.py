@@ -3,7 +3,7 @@
 The search seats (``search:PATH``, :mod:`policies.search` for Domain Wheel and :mod:`policies.board_search`
 for the board games) ask a network for two things per position: the logits of the legal actions and the value
 of the position for the player to act. A package exported by this version carries both (the plain flavour's
-``masked_logits`` and ``value`` outputs, :mod:`training.export`), so ``search:FOLDER`` plays the same search
+``masked_logits`` and ``value`` outputs, :mod:`training.export.export`), so ``search:FOLDER`` plays the same search
 as ``search:CHECKPOINT.pt`` where only the play extra (onnxruntime) is installed.
 
 A package without a value output (exported before it existed, or the ML-Agents flavour) is refused when the

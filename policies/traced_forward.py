@@ -1,6 +1,6 @@
 """A network's inference pass as a TorchScript trace: the same numbers, computed without holding the GIL.
 
-Why. A trainer on a CPU plays its rollouts in chunks on a thread per core (training/network_threads.py).
+Why. A trainer on a CPU plays its rollouts in chunks on a thread per core (training/ppo/network_threads.py).
 Each of the thousands of small ops in a chunk's forward pass is dispatched from Python, and the Python part
 of every dispatch holds the GIL, so two threads wait on each other: one standard-map chunk of 28 observations
 took 3.6 ms alone and 4.6 ms a thread with two threads at once (two *processes* lose about 10%: what the

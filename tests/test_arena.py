@@ -18,9 +18,9 @@ from dw_env.engine import Game, Move
 from dw_env.options import GameOptions
 from policies import registry
 from policies.base import Policy
-from training.arena import schedule, select_games
-from training.arena_config import SEATINGS, ArenaConfig, build_lineups
-from training.arena_stats import finishing_order, summarize
+from training.evaluation.arena import schedule, select_games
+from training.evaluation.arena_config import SEATINGS, ArenaConfig, build_lineups
+from training.evaluation.arena_stats import finishing_order, summarize
 
 TINY = ["--land-radius", "1", "--map-radius", "2", "--max-rounds", "30", "--no-progress"]
 
@@ -127,7 +127,7 @@ def test_same_seed_gives_identical_results_for_any_worker_count(
 
 def test_different_seed_gives_different_games(tmp_path: Path, biased: str) -> None:
     opts = GameOptions(land_radius=1, map_radius=2, max_rounds=30)
-    from training.arena import play_all
+    from training.evaluation.arena import play_all
 
     runs = [
         play_all(ArenaConfig(((biased, biased, "random"),), 6, seed, opts), workers=1, progress=False)
@@ -262,13 +262,14 @@ def test_bad_option_values_are_rejected_by_the_parser(argv: list[str], capsys: p
 
 
 def test_arena_modules_do_not_import_torch() -> None:
-    code = "import sys, training.arena, training.arena_report, dw_cli.commands.arena; print('torch' in sys.modules)"
+    modules = "training.evaluation.arena, training.evaluation.arena_report, dw_cli.commands.arena"
+    code = f"import sys, {modules}; print('torch' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
 
 
 def test_table_warns_when_wins_go_one_way_only_between_strategies() -> None:
-    from training.arena_report import format_table
+    from training.evaluation.arena_report import format_table
 
     config = ArenaConfig((("a", "b", "b"),), games_per_lineup=6, bootstrap=20)
     rows = [_row(i, ["a", "b", "b"], [30, 0, 0], ["blue"], "centre") for i in range(6)]
@@ -300,8 +301,8 @@ def test_a_policy_file_can_take_a_seat(
 
 
 def test_workers_fork_only_while_no_policy_file_or_ray_client_ran(monkeypatch: pytest.MonkeyPatch) -> None:
-    from training import cluster
-    from training.arena import worker_start_method
+    from training.distributed import cluster
+    from training.evaluation.arena import worker_start_method
 
     monkeypatch.setattr(cluster, "_attached", False)
     monkeypatch.delitem(sys.modules, "ray", raising=False)
@@ -320,7 +321,7 @@ def test_workers_fork_only_while_no_policy_file_or_ray_client_ran(monkeypatch: p
 def test_spawned_workers_play_the_same_games_as_one_worker(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from training import cluster
+    from training.distributed import cluster
 
     monkeypatch.setattr(cluster, "_attached", True)  # as after a cluster run: spawn, not fork
     texts = _results_on_one_and_two_workers(capsys, tmp_path, "balanced", "5")

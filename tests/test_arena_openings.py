@@ -15,9 +15,9 @@ from dw_env.engine import Game, Move
 from dw_env.options import GameOptions
 from policies import registry
 from policies.base import Policy
-from training.arena import game_hash, opening_moves, play_all, play_game, schedule
-from training.arena_config import DEFAULT_OPENING_PLIES, MAX_OPENING_PLIES, ArenaConfig, check_opening_plies
-from training.arena_stats import summarize
+from training.evaluation.arena import game_hash, opening_moves, play_all, play_game, schedule
+from training.evaluation.arena_config import DEFAULT_OPENING_PLIES, MAX_OPENING_PLIES, ArenaConfig, check_opening_plies
+from training.evaluation.arena_stats import summarize
 
 SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=30)
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from dw_cli.main import main
-from training import arena, arena_report
+from training.evaluation import arena, arena_report
 
 TINY = ["--land-radius", "1", "--map-radius", "2", "--max-rounds", "20", "--no-progress", "--workers", "1"]
 RUN = ["arena", "--players", "random", "--games", "6", "--bootstrap", "5", *TINY]

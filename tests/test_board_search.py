@@ -85,9 +85,9 @@ def test_the_tree_is_kept_for_the_position_after_the_reply() -> None:
     ("game_id", "options"), [("alveole", {"max_plies": 40}), ("conquer", {"width": 5, "height": 5})]
 )
 def test_search_seat_plays_legal_moves_of_a_checkpoint(tmp_path: Path, game_id: str, options: dict) -> None:
-    from training.config import from_dict
-    from training.game_setup import make_network
-    from training.resume import save_checkpoint
+    from training.ppo.config import from_dict
+    from training.ppo.game_setup import make_network
+    from training.ppo.resume import save_checkpoint
 
     config = from_dict({"game": {"name": game_id, **options}, "network": {"channels": 8, "cell_layers": 1}})
     net = make_network(config, torch.device("cpu"))

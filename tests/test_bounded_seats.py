@@ -16,8 +16,8 @@ from dw_env.engine import PASS_MOVE, Game, Move
 from dw_env.options import GameOptions
 from policies import bounded, games
 from policies.onnx_policy import OnnxGraph, checked_action, sample_legal
-from training.arena import play_seat
-from training.arena_config import ArenaConfig
+from training.evaluation.arena import play_seat
+from training.evaluation.arena_config import ArenaConfig
 
 SAFETY = 120.0  # seconds: only so that a broken build fails instead of hanging
 
@@ -94,7 +94,7 @@ def test_the_arena_retires_a_seat_after_timeouts_in_a_row() -> None:
 
 
 def bounded_retire() -> int:
-    from training.arena import RETIRE_AFTER
+    from training.evaluation.arena import RETIRE_AFTER
 
     return RETIRE_AFTER
 

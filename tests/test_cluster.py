@@ -1,4 +1,4 @@
-"""Scale-out on Ray (training/cluster.py) on a loopback cluster: a head and one more node, both on 127.0.0.1.
+"""Scale-out on Ray (training/distributed/cluster.py) on a loopback cluster: a head and one more node on 127.0.0.1.
 
 One cluster serves the whole module (starting one costs seconds on a small machine); it has 1 CPU per node,
 a 100 MB object store per node, no dashboard, files under /tmp, and is shut down at the end. The tests
@@ -26,8 +26,9 @@ from typing import Any
 import pytest
 
 from dw_env.options import GameOptions
-from training import arena, cluster
-from training.arena_config import ArenaConfig
+from training.distributed import cluster
+from training.evaluation import arena
+from training.evaluation.arena_config import ArenaConfig
 
 try:
     import ray
@@ -334,7 +335,7 @@ def test_arena_chunk_of_a_lost_worker_is_replayed_and_counted_once(
 
 
 def test_sweep_on_the_cluster_writes_the_local_files(loopback: cluster.LoopbackCluster, tmp_path: Path) -> None:
-    from training.sweep import parse_spec, run_sweep
+    from training.studies.sweep import parse_spec, run_sweep
 
     spec = parse_spec(
         {
@@ -447,7 +448,7 @@ def test_training_on_two_rollout_actors_is_reproducible_and_resumes_exactly(
 
 
 def test_slot_groups_share_network_and_scripted_slots_between_actors() -> None:
-    from training.rollout_actors import slot_groups
+    from training.ppo.rollout_actors import slot_groups
 
     groups = slot_groups(10, 4, 3)
     assert [g.tolist() for g in groups] == [[0, 1, 6, 7], [2, 3, 8], [4, 5, 9]]
@@ -457,7 +458,7 @@ def test_slot_groups_share_network_and_scripted_slots_between_actors() -> None:
 
 
 def test_rollout_workers_config_is_strict() -> None:
-    from training.config import ConfigError, from_dict
+    from training.ppo.config import ConfigError, from_dict
 
     assert from_dict({"run": {"rollout_workers": 1, "cluster": " auto "}}).run.cluster == "auto"
     with pytest.raises(ConfigError, match="rollout_workers"):

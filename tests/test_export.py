@@ -78,8 +78,8 @@ def test_graphs_carry_the_key_facts_and_standard_operators_only(package: Path) -
 def test_parity_with_the_checkpoint_on_real_positions(package: Path, options: GameOptions) -> None:
     from policies.domain_wheel.two_phase import TwoPhaseDriver, map_key
     from policies.onnx_policy import OnnxGraph
-    from training.export import load_network
-    from training.export_parity import collect_positions, compare
+    from training.export.export import load_network
+    from training.export.export_parity import collect_positions, compare
 
     obs, masks = collect_positions(AGENT, options, 300, seed=3)
     pkg = read_package(package)

@@ -1,7 +1,7 @@
 """``dw export`` of the board games (Alveole, Conquer): packages per grid, parity, the torch-free seat, bad input.
 
 The checkpoints are made here: a small BoardPolicyNet with random weights (shaken, so that the policy has
-opinions) saved by the trainer's checkpoint writer (``training.resume.save_checkpoint``) with a real training
+opinions) saved by the trainer's checkpoint writer (``training.ppo.resume.save_checkpoint``) with a real training
 config of its game; nothing is trained, so the file's runtime stays a few seconds.
 """
 
@@ -48,8 +48,8 @@ def _checkpoint(path: Path, game: dict[str, Any], seed: int) -> Path:
     """Write a ``dw train`` checkpoint (the trainer's own writer and config) of a fresh, shaken network."""
     import torch
 
-    from training.config import from_dict
-    from training.resume import save_checkpoint
+    from training.ppo.config import from_dict
+    from training.ppo.resume import save_checkpoint
 
     config = from_dict({"game": game, "network": SIZE, "eval": {"final_games": 0}})
     torch.manual_seed(seed)
@@ -132,7 +132,7 @@ def test_parity_with_the_torch_network_on_positions_of_real_games(
     from policies import checkpoint
     from policies.board_onnx_policy import grid_key
     from policies.onnx_policy import OnnxGraph
-    from training.export_parity import collect_board_positions, compare
+    from training.export.export_parity import collect_board_positions, compare
 
     game = games.get(game_id)
     opts = game.options_from_dict(options)

@@ -18,8 +18,8 @@ pytest.importorskip("onnxscript")
 
 from dw_cli.main import main  # noqa: E402
 from policies.package import MANIFEST, PackageError, read_package, write_manifest  # noqa: E402
-from training import export_install  # noqa: E402
-from training.export_install import install_package  # noqa: E402
+from training.export import export_install  # noqa: E402
+from training.export.export_install import install_package  # noqa: E402
 
 AGENT = Path(__file__).resolve().parents[1] / "checkpoints" / "small-agent.pt"
 

@@ -117,8 +117,8 @@ def test_sampled_actions_respect_the_mask(package: Path) -> None:
 def test_greedy_actions_match_the_checkpoint(package: Path) -> None:
     from policies.onnx_policy import OnnxGraph
     from policies.package import read_package
-    from training.export import load_network
-    from training.export_parity import collect_positions, compare
+    from training.export.export import load_network
+    from training.export.export_parity import collect_positions, compare
 
     options = GameOptions(land_radius=1, map_radius=2, max_rounds=40)
     obs, masks = collect_positions(AGENT, options, 200, seed=5)

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from gamecore.loaders import read_yaml  # noqa: E402
-from training.sweep import SpecError, SweepSpec, load_spec, parse_spec  # noqa: E402
+from training.studies.sweep import SpecError, SweepSpec, load_spec, parse_spec  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CI_SPEC = ROOT / "configs" / "sweeps" / "ci.yaml"

@@ -32,7 +32,7 @@ from dw_env.options import GameOptions  # noqa: E402
 from policies import checkpoint  # noqa: E402
 from policies.domain_wheel import network_policy  # noqa: E402
 from policies.domain_wheel.network import HexPolicyNet  # noqa: E402
-from training import config as cfg  # noqa: E402
+from training.ppo import config as cfg  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "configs" / "smoke.yaml"
@@ -176,9 +176,9 @@ def test_dw_train_cli_never_raises_on_bad_configs(tmp_path: Path, text: str, ove
         return
     started: list[Any] = []
     with pytest.MonkeyPatch.context() as mp:
-        import training.ppo
+        import training.ppo.ppo
 
-        mp.setattr(training.ppo, "train", lambda config, **kw: started.append(config) or _fake_result(kw))
+        mp.setattr(training.ppo.ppo, "train", lambda config, **kw: started.append(config) or _fake_result(kw))
         argv = ["train", "--config", str(path), "--run-dir", str(tmp_path / "run")]
         for o in overrides:
             argv += ["--set", o]
@@ -253,8 +253,8 @@ def test_dw_arena_cli_never_raises_on_bad_policy_files(tmp_path: Path, path: tup
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """A smoke session after one rollout and update: the state a checkpoint holds, and the objects it fills."""
-    from training.ppo import collect_rollout, ppo_update, start_session
-    from training.resume import training_state
+    from training.ppo.ppo import collect_rollout, ppo_update, start_session
+    from training.ppo.resume import training_state
 
     config = cfg.load(SMOKE, ["imitation.teacher=none", "eval.final_games=0"])
     s = start_session(config, None, tmp_path_factory.mktemp("fuzz") / "run")
@@ -269,7 +269,7 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 def _fingerprint(s: Any) -> str:
     """Return a digest of everything restore_training may change."""
-    from training.resume import training_state
+    from training.ppo.resume import training_state
 
     state = training_state(s.table, s.rollout, s.optimizer, s.ctx["rng"])
     h = hashlib.sha256()
@@ -308,7 +308,7 @@ def _state_paths(s: Any) -> list[tuple[Any, ...]]:
 @given(st.data())
 def test_mutated_training_state_restores_or_changes_nothing(session: Any, data: Any) -> None:
     from policies.checkpoint import CheckpointError
-    from training.resume import restore_training
+    from training.ppo.resume import restore_training
 
     path = data.draw(st.sampled_from(_state_paths(session)))
     new = data.draw(replacements)

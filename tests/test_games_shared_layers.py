@@ -15,9 +15,9 @@ import pytest
 import torch
 
 from policies import games
-from training.arena import play_all, run_arena
-from training.arena_config import ArenaConfig, build_lineups
-from training.arena_report import csv_row, format_table, row_fields
+from training.evaluation.arena import play_all, run_arena
+from training.evaluation.arena_config import ArenaConfig, build_lineups
+from training.evaluation.arena_report import csv_row, format_table, row_fields
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -149,8 +149,8 @@ def test_alveole_training_resumes_exactly(tmp_path: Path) -> None:
 
 
 def test_conquer_trains_and_its_network_plays_another_grid(tmp_path: Path) -> None:
-    from training.config import load
-    from training.ppo import train
+    from training.ppo.config import load
+    from training.ppo.ppo import train
 
     config = load(_tiny_config(tmp_path, "{name: conquer, width: 7, height: 7}"))
     assert config.game_id == "conquer" and config.options.width == 7
@@ -180,7 +180,7 @@ def test_board_network_shapes_and_bad_observations() -> None:
 
 
 def test_config_refuses_seats_and_options_of_another_game() -> None:
-    from training.config import ConfigError, from_dict
+    from training.ppo.config import ConfigError, from_dict
 
     with pytest.raises(ConfigError, match="balanced is not a seat of alveole"):
         from_dict({"game": {"name": "alveole"}, "league": {"weights": {"latest": 1.0, "balanced": 1.0}}})
@@ -203,8 +203,8 @@ def test_config_refuses_seats_and_options_of_another_game() -> None:
 )
 def test_resume_refuses_a_tampered_game_in_progress(tmp_path: Path, game: str, array: str, message: str) -> None:
     from policies.checkpoint import CheckpointError
-    from training.config import load
-    from training.ppo import train
+    from training.ppo.config import load
+    from training.ppo.ppo import train
 
     config = load(_tiny_config(tmp_path, game), ["run.stop_after_updates=1"])
     train(config, run_dir=tmp_path / "run")
@@ -224,8 +224,8 @@ def test_resume_refuses_a_tampered_game_in_progress(tmp_path: Path, game: str, a
 def test_resume_refuses_a_board_game_file_without_its_tuple_held_state(tmp_path: Path) -> None:
     """Only Domain Wheel's tuple-held arrays are not state; Alveole's ``_state`` is its games in progress."""
     from policies.checkpoint import CheckpointError
-    from training.config import load
-    from training.ppo import train
+    from training.ppo.config import load
+    from training.ppo.ppo import train
 
     config = load(_tiny_config(tmp_path, "{name: alveole, max_plies: 80}"), ["run.stop_after_updates=1"])
     train(config, run_dir=tmp_path / "run")

@@ -1,4 +1,4 @@
-"""The warm start's clone (training/imitation.py) in chunks on the trainer's threads or processes: the same
+"""The warm start's clone (training/ppo/imitation.py) in chunks on the trainer's threads or processes: the same
 objective as one pass over the minibatch, the same weights on any thread count up to rounding, bit for bit on
 a given count, and as many chunks for each thread.
 """
@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
 from policies.domain_wheel.network import HexPolicyNet, evaluate_actions  # noqa: E402
-from training.imitation import (  # noqa: E402
+from training.ppo.imitation import (  # noqa: E402
     GAMES_IN_FLIGHT,
     CloneLoss,
     clone,
@@ -24,7 +24,7 @@ from training.imitation import (  # noqa: E402
     collect_parallel,
     worker_shares,
 )
-from training.network_threads import NetworkThreads  # noqa: E402
+from training.ppo.network_threads import NetworkThreads  # noqa: E402
 
 SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=60)
 BATCH = 40  # 3 minibatches of the 100 demonstrations (40, 40, 20)

@@ -31,9 +31,9 @@ from policies.domain_wheel.network import (  # noqa: E402
     policy_step,
     policy_steps,
 )
-from training.config import ConfigError, TrainConfig, from_dict  # noqa: E402
-from training.network_threads import NetworkThreads  # noqa: E402
-from training.ppo import conv_dtype, make_network  # noqa: E402
+from training.ppo.config import ConfigError, TrainConfig, from_dict  # noqa: E402
+from training.ppo.network_threads import NetworkThreads  # noqa: E402
+from training.ppo.ppo import conv_dtype, make_network  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=60)
@@ -168,7 +168,7 @@ def test_policy_steps_give_each_network_what_policy_step_gives_it_one_after_anot
 
 
 def test_a_run_saved_before_the_option_resumes_with_float32_convolutions() -> None:
-    from training.resume import saved_config
+    from training.ppo.resume import saved_config
 
     data = from_dict({}).to_dict()
     del data["run"]["conv_precision"]

@@ -1,4 +1,4 @@
-"""The trainer's network passes on several threads (``run.network_threads``, training/network_threads.py).
+"""The trainer's network passes on several threads (``run.network_threads``, training/ppo/network_threads.py).
 
 Rollouts must be the same bit for bit for any thread count (each chunk's numbers do not depend on its thread),
 and an update must be the sum of its chunks' gradients whatever thread computed them: exact for a given count,
@@ -20,8 +20,8 @@ from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
 from policies import checkpoint, traced_forward  # noqa: E402
 from policies.domain_wheel.network import HexPolicyNet  # noqa: E402
-from training.config import ConfigError, from_dict  # noqa: E402
-from training.network_threads import NetworkThreads, thread_count  # noqa: E402
+from training.ppo.config import ConfigError, from_dict  # noqa: E402
+from training.ppo.network_threads import NetworkThreads, thread_count  # noqa: E402
 
 SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=60)
 CONFIG = Path(__file__).resolve().parents[1] / "configs" / "smoke.yaml"
@@ -76,7 +76,7 @@ def test_an_error_in_a_worker_reaches_the_caller_after_every_thread_stopped() ->
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_the_scripted_moves_run_beside_the_passes_once_and_on_the_calling_thread(threads: int) -> None:
-    """training/ppo.py plays the scripted AIs' moves (``side``) while the workers start the network's chunks."""
+    """training/ppo/ppo.py plays the scripted AIs' moves (``side``) while the workers start the network's chunks."""
     import sys
 
     pool = NetworkThreads(network(), threads)
@@ -173,7 +173,7 @@ def test_an_update_on_threads_adds_up_the_same_gradients_as_one_thread() -> None
 @pytest.mark.parametrize("turn_trunk", [False, True])
 def test_a_rollout_is_the_same_bit_for_bit_on_one_and_on_two_threads(tmp_path, turn_trunk: bool) -> None:  # type: ignore[no-untyped-def]
     pytest.importorskip("tensorboard")
-    from training.ppo import collect_rollout, start_session
+    from training.ppo.ppo import collect_rollout, start_session
 
     def rollout(threads: int) -> dict[str, np.ndarray]:
         data = from_dict(

@@ -2,7 +2,7 @@
 
 policies/domain_wheel/network.py: the trunk reads only the turn-fixed inputs, so the phase-2 observation (the
 selected piece and its destinations) has its phase-1 observation's trunk; the rollout reuses it (TrunkCache) and
-the update computes it once per turn (training/ppo.py turn_groups). These tests hold the reuse to the plain
+the update computes it once per turn (training/ppo/ppo.py turn_groups). These tests hold the reuse to the plain
 forward pass.
 """
 
@@ -27,8 +27,8 @@ from policies.domain_wheel.network import (  # noqa: E402
     policy_step,
     same_turn_inputs,
 )
-from training.config import ConfigError, from_dict  # noqa: E402
-from training.ppo import Rollout, balanced_cuts, group_cuts, grouped_order, turn_groups  # noqa: E402
+from training.ppo.config import ConfigError, from_dict  # noqa: E402
+from training.ppo.ppo import Rollout, balanced_cuts, group_cuts, grouped_order, turn_groups  # noqa: E402
 
 SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=60)
 PHASE = len(GLOBAL_FEATURES) - GLOBAL_FEATURES.index("phase")  # the phase global, counted from the end
@@ -264,7 +264,7 @@ def test_balanced_cuts_give_every_thread_an_equal_share_of_chunks_no_larger_than
     singles = np.ones(512, dtype=np.bool_)  # a standard-map minibatch of a plain network, chunks of 28
     cuts = balanced_cuts(singles, 28, 2)
     assert cuts[0] == 0 and cuts[-1] == 512 and len(sizes(cuts)) == 20 and max(sizes(cuts)) <= 28
-    share = [sum(sizes(cuts)[k::2]) for k in range(2)]  # the round-robin shares of training/network_threads.py
+    share = [sum(sizes(cuts)[k::2]) for k in range(2)]  # the round-robin shares of training/ppo/network_threads.py
     assert share == [256, 256]
     assert sizes(balanced_cuts(np.ones(516, dtype=np.bool_), 984, 2)) == [258, 258]  # one chunk would idle a thread
     assert sizes(balanced_cuts(np.ones(100, dtype=np.bool_), 28, 1)) == [25, 25, 25, 25]  # one thread: as few as fit
@@ -298,7 +298,7 @@ def test_turn_trunk_is_checked_in_the_network_the_config_and_the_file(tmp_path) 
 
 
 def test_a_saved_config_from_before_the_option_resumes_the_old_network() -> None:
-    from training.resume import saved_config
+    from training.ppo.resume import saved_config
 
     data = from_dict({}).to_dict()
     del data["network"]["turn_trunk"]

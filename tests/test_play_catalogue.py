@@ -14,9 +14,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _alveole_checkpoint(folder: Path) -> Path:
-    from training.config import from_dict
-    from training.game_setup import make_network
-    from training.resume import save_checkpoint
+    from training.ppo.config import from_dict
+    from training.ppo.game_setup import make_network
+    from training.ppo.resume import save_checkpoint
 
     config = from_dict({"game": {"name": "alveole"}, "network": {"channels": 8, "cell_layers": 1}})
     path = folder / "alveole-tiny.pt"

@@ -1,4 +1,4 @@
-"""Wilson intervals and the Plackett–Luce rating (training/rating.py), checked on data with known answers."""
+"""Wilson intervals and the Plackett–Luce rating (training/evaluation/rating.py), checked on data with known answers."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from training.rating import (
+from training.evaluation.rating import (
     ELO_PER_NAT,
     fit_plackett_luce,
     ranking_events,

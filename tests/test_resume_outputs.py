@@ -19,8 +19,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from policies.checkpoint import CheckpointError  # noqa: E402
-from training.config import load  # noqa: E402
-from training.ppo import train  # noqa: E402
+from training.ppo.config import load  # noqa: E402
+from training.ppo.ppo import train  # noqa: E402
 
 GAMES = {
     "domain_wheel": "{land_radius: 1, map_radius: 2, max_rounds: 8}",

@@ -1,4 +1,4 @@
-"""The scripted AIs in worker processes (training/scripted_processes.py, ``run.scripted_workers``)."""
+"""The scripted AIs in worker processes (training/ppo/scripted_processes.py, ``run.scripted_workers``)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ pytest.importorskip("tensorboard")
 from dw_cli.main import main  # noqa: E402
 from dw_env.envs.vector import DomainWheelVectorEnv  # noqa: E402
 from policies import checkpoint  # noqa: E402
-from training.config import from_dict  # noqa: E402
-from training.league import ScriptedSeats  # noqa: E402
-from training.scripted_processes import ScriptedProcesses  # noqa: E402
+from training.ppo.config import from_dict  # noqa: E402
+from training.ppo.league import ScriptedSeats  # noqa: E402
+from training.ppo.scripted_processes import ScriptedProcesses  # noqa: E402
 
 CONFIG = str(Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml")
 # the smoke run with a league heavy in AIs and games short enough that many end (and restart) in it

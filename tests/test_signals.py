@@ -3,7 +3,7 @@
 ``timeout`` and job schedulers signal the whole process group, as a terminal's Ctrl-C does: the workers get
 the signal too. Every command must still end with one line and status 128 + the signal (130 for SIGINT, 143
 for SIGTERM), no traceback, nothing half-written, ``dw train``'s checkpoint written, and no process left
-behind, even when its main process is SIGKILLed (the workers die with it, training/worker_process.py).
+behind, even when its main process is SIGKILLed (the workers die with it, training/distributed/worker_process.py).
 
 Each command runs with a unique marker in its environment (tests/process_watch.py), which every process it
 starts inherits: after it ended, /proc finds any process left. Each test waits for a point the command
@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from process_watch import command_line, ignores_sigint, kill_marked, leftovers, marked_env, marked_pids, wait_for
 
-from training.worker_process import stop_signals_blocked
+from training.distributed.worker_process import stop_signals_blocked
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
@@ -92,7 +92,7 @@ def _assert_clean(code: int, err: str, expected: int) -> None:
 def _assert_resumable(run: Path) -> None:
     """Fail unless ``run``'s checkpoint is one ``dw train --resume`` takes (its training state checks out)."""
     from policies import checkpoint
-    from training.resume import check_resumable, saved_counters
+    from training.ppo.resume import check_resumable, saved_counters
 
     payload = checkpoint.load(run / "checkpoint.pt")
     check_resumable(payload, run / "checkpoint.pt")
@@ -283,7 +283,7 @@ def test_a_stop_signal_while_a_worker_starts_waits_for_its_initializer() -> None
     """A group signal that reached a worker before its initializer ran ended it (the warm start's pool broke)."""
     code = (
         "import os, sys; os.write(1, b'started\\n'); sys.stdin.readline(); "  # importing, initializer not run yet
-        "from training.worker_process import ignore_stop_signals; ignore_stop_signals(); print('serving')"
+        "from training.distributed.worker_process import ignore_stop_signals; ignore_stop_signals(); print('serving')"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with stop_signals_blocked():

@@ -19,7 +19,7 @@ from dw_env.info import NUM_PLAYERS, PLAYER_NAMES
 from dw_env.record import GameRecord
 from dw_env.rules import layout as lay
 from gamecore.loaders import read_yaml
-from training.sweep import expand, load_games, parse_spec, record_of, run_sweep
+from training.studies.sweep import expand, load_games, parse_spec, record_of, run_sweep
 
 CI_SPEC = Path(__file__).resolve().parent.parent / "configs" / "sweeps" / "ci.yaml"
 
@@ -204,7 +204,7 @@ def test_cli_names_a_bad_spec(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 def test_observer_replays_to_the_arena_result() -> None:
     spec = parse_spec({**_spec_data(), "grid": {}, "lineups": [["center", "guardian", "balanced"]]})
     cell = expand(spec)[0]
-    from training.sweep import cell_tasks, play_cell_game
+    from training.studies.sweep import cell_tasks, play_cell_game
 
     game = play_cell_game(cell, cell_tasks(cell)[0])
     final = record_of(cell, game).replay()
@@ -213,7 +213,7 @@ def test_observer_replays_to_the_arena_result() -> None:
 
 
 def test_cell_key_follows_the_bytes_of_policy_files(tmp_path: Path) -> None:
-    from training.sweep import _file_digest
+    from training.studies.sweep import _file_digest
 
     package = tmp_path / "pkg"
     package.mkdir()
@@ -228,7 +228,7 @@ def test_cell_key_follows_the_bytes_of_policy_files(tmp_path: Path) -> None:
 
 
 def test_a_damaged_cell_file_is_played_again_and_a_damaged_games_file_names_its_line(tmp_path: Path) -> None:
-    from training.sweep import SpecError, cell_dir, load_cell
+    from training.studies.sweep import SpecError, cell_dir, load_cell
 
     cell = expand(parse_spec(_spec_data()))[0]
     folder = cell_dir(tmp_path, cell)

@@ -1,4 +1,4 @@
-"""Exploiter objectives (training/objectives.py): the rewards they give, and the env that gives them."""
+"""Exploiter objectives (training/ppo/objectives.py): the rewards they give, and the env that gives them."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dw_env.options import GameOptions
-from training.objectives import CENTRE_STEP, ObjectiveVectorEnv, centre_denial, lead_at_truncation
+from training.ppo.objectives import CENTRE_STEP, ObjectiveVectorEnv, centre_denial, lead_at_truncation
 
 
 def test_lead_at_truncation_pays_only_the_leaders_of_truncated_games() -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from dw_cli.main import main
-from training import sweep
-from training.sweep import MAX_CELLS, SpecError, load_spec, parse_spec
+from training.studies import sweep
+from training.studies.sweep import MAX_CELLS, SpecError, load_spec, parse_spec
 
 BASE = "name: x\ngames_per_cell: 6\nlineups: [[balanced, random, random]]\n"
 ALIAS_BOMB = (

@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("torch")
 
 from dw_cli.bench.train import TARGET, bench_config  # noqa: E402
-from training.config import TrainConfig  # noqa: E402
+from training.ppo.config import TrainConfig  # noqa: E402
 
 
 def test_the_small_map_runs_the_default_config(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -1,4 +1,4 @@
-"""Training configs (training/config.py): strict validation, overrides, and the shipped YAML files."""
+"""Training configs (training/ppo/config.py): strict validation, overrides, and the shipped YAML files."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("yaml")
 
-from training import config as cfg  # noqa: E402
+from training.ppo import config as cfg  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 

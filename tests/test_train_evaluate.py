@@ -1,4 +1,4 @@
-"""The end-of-run evaluation (training/evaluate.py): every seating, the arena's openings, distinct games.
+"""The end-of-run evaluation (training/ppo/evaluate.py): every seating, the arena's openings, distinct games.
 
 Issue 11, item 8: a deterministic scripted AI against a nearly deterministic network replays a few games over
 and over, so the evaluation plays each game from one of the arena's random openings (the same for every
@@ -18,9 +18,9 @@ from dw_env.envs.actions import move_to_actions  # noqa: E402
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
 from policies.domain_wheel.network import HexPolicyNet  # noqa: E402
-from training import evaluate as evaluation  # noqa: E402
-from training import game_setup  # noqa: E402
-from training.arena import opening_moves  # noqa: E402
+from training.evaluation.arena import opening_moves  # noqa: E402
+from training.ppo import evaluate as evaluation  # noqa: E402
+from training.ppo import game_setup  # noqa: E402
 
 OPTIONS = GameOptions(land_radius=1, map_radius=2, max_rounds=25)
 

@@ -30,8 +30,8 @@ def first_stage(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _start(first: Path, run: Path, *extra: str) -> Any:
-    from training.config import load
-    from training.ppo import start_session
+    from training.ppo.config import load
+    from training.ppo.ppo import start_session
 
     config = load(CONFIG, [f"network.init_from={first}", "game.map_radius=3", "imitation.teacher=none", *extra])
     return start_session(config, None, run)
@@ -47,8 +47,8 @@ def test_the_next_stage_starts_from_the_previous_weights_on_another_map(first_st
 
 
 def test_a_fresh_run_differs_from_the_started_one(first_stage: Path, tmp_path: Path) -> None:
-    from training.config import load
-    from training.ppo import start_session
+    from training.ppo.config import load
+    from training.ppo.ppo import start_session
 
     fresh = start_session(load(CONFIG, ["game.map_radius=3", "imitation.teacher=none"]), None, tmp_path / "fresh")
     saved = checkpoint.load(first_stage)["model"]
@@ -92,9 +92,9 @@ def test_a_file_that_does_not_fit_is_refused_before_anything_is_written(
 
 
 def test_another_games_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from training.config import from_dict
-    from training.game_setup import make_network
-    from training.resume import save_checkpoint
+    from training.ppo.config import from_dict
+    from training.ppo.game_setup import make_network
+    from training.ppo.resume import save_checkpoint
 
     config = from_dict({"game": {"name": "alveole"}, "network": {"channels": 8, "cell_layers": 1}})
     other = tmp_path / "alveole.pt"
@@ -107,8 +107,8 @@ def test_another_games_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_the_curriculum_configs_chain_their_stages_and_the_first_fits_the_shipped_agent() -> None:
-    from training.config import load
-    from training.game_setup import initial_weights
+    from training.ppo.config import load
+    from training.ppo.game_setup import initial_weights
 
     root = Path(CONFIG).parent
     small = [

@@ -1,4 +1,4 @@
-"""The league (training/league.py): env groups, opponent sampling, snapshots, results, scripted seats."""
+"""The league (training/ppo/league.py): env groups, opponent sampling, snapshots, results, scripted seats."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from training.config import LeagueConfig  # noqa: E402
-from training.league import League, ScriptedSeats, game_result, split_groups  # noqa: E402
+from training.ppo.config import LeagueConfig  # noqa: E402
+from training.ppo.league import League, ScriptedSeats, game_result, split_groups  # noqa: E402
 
 
 def _weights(**w: float) -> dict[str, float]:

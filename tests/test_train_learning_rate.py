@@ -1,4 +1,4 @@
-"""The learning rate's decay (training/ppo.py ``LearningRate``): over the steps, or over the first limit.
+"""The learning rate's decay (training/ppo/ppo.py ``LearningRate``): over the steps, or over the first limit.
 
 ``anneal_until: steps`` decays over run.total_env_steps whatever the clock says. ``first_limit`` ends the
 decay at the deadline (run.max_minutes) when this session's pace would not reach the steps by then, and is
@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("torch")
 
-from training import config as cfg  # noqa: E402
-from training.ppo import LearningRate  # noqa: E402
+from training.ppo import config as cfg  # noqa: E402
+from training.ppo.ppo import LearningRate  # noqa: E402
 
 LR, TOTAL = 3e-4, 1_000_000
 INF = float("inf")

@@ -14,9 +14,9 @@ import pytest
 
 pytest.importorskip("torch")
 
-from training import config as cfg  # noqa: E402
-from training import ppo  # noqa: E402
-from training.league import ScriptedSeats  # noqa: E402
+from training.ppo import config as cfg  # noqa: E402
+from training.ppo import ppo  # noqa: E402
+from training.ppo.league import ScriptedSeats  # noqa: E402
 
 SMOKE = Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml"
 

@@ -1,4 +1,4 @@
-"""league.seat_focus (training/league.py, "Seatings"): the learner plays more games in the seats it loses in.
+"""league.seat_focus (training/ppo/league.py, "Seatings"): the learner plays more games in the seats it loses in.
 
 The turn order makes some seats much harder against some AIs (rule 3.1: Blue, Green, Red play in that
 order); with seat_focus the learner's seat is drawn per game, each seat weighted by its recent loss rate
@@ -19,9 +19,9 @@ pytest.importorskip("tensorboard")
 from dw_cli.main import main  # noqa: E402
 from policies import checkpoint  # noqa: E402
 from policies.state import StateError  # noqa: E402
-from training import league as league_module  # noqa: E402
-from training.config import LeagueConfig, from_dict  # noqa: E402
-from training.league import (  # noqa: E402
+from training.ppo import league as league_module  # noqa: E402
+from training.ppo.config import LeagueConfig, from_dict  # noqa: E402
+from training.ppo.league import (  # noqa: E402
     SEAT_FLOOR,
     SEAT_MIN_GAMES,
     League,

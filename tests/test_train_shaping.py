@@ -13,8 +13,8 @@ from dw_env.engine import Game  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
 from policies import registry  # noqa: E402
 from policies.domain_wheel.two_phase import TwoPhaseDriver  # noqa: E402
-from training import config as cfg  # noqa: E402
-from training.ppo import Rollout, compute_advantages, score_potential  # noqa: E402
+from training.ppo import config as cfg  # noqa: E402
+from training.ppo.ppo import Rollout, compute_advantages, score_potential  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=150)
@@ -80,7 +80,7 @@ def test_score_potential_is_a_validated_env_option() -> None:
 
 def test_truncation_reward_reaches_the_training_env() -> None:
     """env.truncation_reward is what every seat gets at game.max_rounds (A57) in the training env: -1 by default."""
-    from training.game_setup import make_env
+    from training.ppo.game_setup import make_env
 
     assert make_env(cfg.load(None, ["env.num_envs=4"]), 4, 1, 0).truncation_reward == -1.0
     env = make_env(cfg.load(CONFIGS / "small_agent.yaml", ["env.num_envs=4"]), 4, 1, 0)
@@ -93,7 +93,7 @@ def test_truncation_reward_reaches_the_training_env() -> None:
 
 def test_runs_saved_before_truncation_reward_resume_with_zero() -> None:
     """A checkpoint's config without the key was trained with truncations paying 0: it resumes so."""
-    from training.resume import saved_config
+    from training.ppo.resume import saved_config
 
     saved = cfg.load(None).to_dict()
     del saved["env"]["truncation_reward"]

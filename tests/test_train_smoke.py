@@ -108,8 +108,8 @@ def test_resume_refuses_another_observation_version(
 
 
 def test_resume_refuses_another_map_size(runs: dict[str, Any]) -> None:
-    from training.config import load
-    from training.ppo import train
+    from training.ppo.config import load
+    from training.ppo.ppo import train
 
     other = load(CONFIG, ["game.map_radius=3"])
     with pytest.raises(checkpoint.CheckpointError, match="made for map size land_radius=1, map_radius=2"):
@@ -139,7 +139,7 @@ def test_bad_config_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_an_exploiter_objective_trains_and_is_recorded(tmp_path: Path) -> None:
-    """``env.objective`` swaps the reward for an exploiter's (training/objectives.py); the run records it."""
+    """``env.objective`` swaps the reward for an exploiter's (training/ppo/objectives.py); the run records it."""
     run = tmp_path / "exploiter"
     args = ["train", "--config", CONFIG, "--run-dir", str(run), "--set", "env.objective=centre_denial"]
     assert main([*args, "--set", "run.stop_after_updates=1", "--set", "eval.final_games=0"]) == 0

@@ -1,4 +1,4 @@
-"""The PPO update's second and later replicas in worker processes (training/update_processes.py): the same
+"""The PPO update's second and later replicas in worker processes (training/ppo/update_processes.py): the same
 gradients as threads bit for bit, errors that reach the trainer, and no hang or second run whatever happens.
 """
 
@@ -20,8 +20,8 @@ torch = pytest.importorskip("torch")
 from dw_env.geometry import build_geometry  # noqa: E402
 from dw_env.options import GameOptions  # noqa: E402
 from policies.domain_wheel.network import HexPolicyNet  # noqa: E402
-from training.network_threads import NetworkThreads  # noqa: E402
-from training.update_processes import UpdateProcess, is_batched_work  # noqa: E402
+from training.ppo.network_threads import NetworkThreads  # noqa: E402
+from training.ppo.update_processes import UpdateProcess, is_batched_work  # noqa: E402
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="update processes are POSIX-only (threads elsewhere)")
 
@@ -178,9 +178,9 @@ def test_an_unguarded_training_script_trains_once_with_its_update_in_a_worker(tm
             f"""
             import sys
             import policies.domain_wheel.network
-            from training.config import load
-            from training.network_threads import NetworkThreads
-            from training.ppo import train
+            from training.ppo.config import load
+            from training.ppo.network_threads import NetworkThreads
+            from training.ppo.ppo import train
 
             runs = []
             original = NetworkThreads._run_in_processes

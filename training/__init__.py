@@ -1,4 +1,16 @@
-"""Self-play training, evaluation (the arena and its ratings) and export.
+"""Self-play training, evaluation (the arena and its ratings), export and designer studies, one sub-package each.
+
+The sub-packages import one way, from the bottom up (tests/test_rooms.py checks it):
+
+1. :mod:`training.distributed`: running work elsewhere: worker processes, the game pool, the Ray cluster and
+   stopping cleanly on a signal. It knows no game and no algorithm.
+2. :mod:`training.evaluation`: the arena (line-ups, seeded tournaments, statistics, reports) and the ratings.
+3. on top of those two, side by side, importing neither of the others:
+
+   * :mod:`training.export`: a checkpoint as an ONNX strategy package (parity, strength card, install);
+   * :mod:`training.studies`: designer sweeps over rule variants, their report and the exploit finder;
+   * :mod:`training.ppo`: the PPO trainer (its config, league, objectives, rollouts, update processes, warm
+     start, evaluation, resume and run folder). A second algorithm would be another package on this floor.
 
 Modules here import torch only inside the functions that need it, so the arena and the ratings run with the
 engine's dependencies alone.

@@ -1,6 +1,6 @@
 """``dw bench cluster``: the arena and training on Ray against the same work done here, in the same run.
 
-Every Ray figure comes from a loopback cluster started for it (training/cluster.py: nodes on 127.0.0.1,
+Every Ray figure comes from a loopback cluster started for it (training/distributed/cluster.py: nodes on 127.0.0.1,
 one CPU each, no dashboard); cluster start-up and the workers' first import are outside the clock.
 
 * **Arena games/s**: the same schedule (scripted line-ups on the small map) played here in this process
@@ -24,9 +24,9 @@ import time
 from typing import Any
 
 from dw_env.options import GameOptions
-from training import cluster
-from training.arena import play_all
-from training.arena_config import ArenaConfig
+from training.distributed import cluster
+from training.evaluation.arena import play_all
+from training.evaluation.arena_config import ArenaConfig
 
 #: the arena's line-ups: fast scripted seats, so that the games (not the AIs) are measured
 LINEUPS = (("balanced", "center", "random"), ("guardian", "random", "random"))
@@ -56,7 +56,7 @@ def train_config(seconds: float, out_dir: str, address: str | None, actors: int 
     It trains until ``seconds`` have passed (at least :data:`TRAIN_UPDATES` updates when they fit in ten
     times that), with rollouts on ``actors`` Ray actors of the cluster at ``address`` when given.
     """
-    from training.config import TrainConfig, from_dict
+    from training.ppo.config import TrainConfig, from_dict
 
     data: dict[str, Any] = TrainConfig().to_dict()
     data["game"] = {"land_radius": 1, "map_radius": 2, "max_rounds": 30}
@@ -79,7 +79,7 @@ def train_config(seconds: float, out_dir: str, address: str | None, actors: int 
 
 
 def _train_steps_per_s(seconds: float, address: str | None, actors: int = 1) -> dict[str, float]:
-    from training.ppo import train
+    from training.ppo.ppo import train
 
     with tempfile.TemporaryDirectory() as out:
         result = train(train_config(seconds, out, address, actors))

@@ -2,7 +2,7 @@
 
 The shipped agent (``checkpoints/small-agent.pt``) is exported in the run (plain flavour, the small and the
 standard map) to a temporary folder. Both seats then decide on the same positions, taken from seeded games
-among the scripted AIs and the agent (:func:`training.export_parity.collect_positions`, both phases):
+among the scripted AIs and the agent (:func:`training.export.export_parity.collect_positions`, both phases):
 
 * ``forward``: one network evaluation at batch 1, the torch module (``torch.no_grad``, one thread) vs the
   onnxruntime session (one intra-op thread), on identical int8 observation and mask;
@@ -76,7 +76,7 @@ def measure_map(options: GameOptions, net: Any, folder: Path, seconds: float) ->
     from policies.domain_wheel.two_phase import TwoPhaseDriver, map_key
     from policies.onnx_policy import OnnxGraph, PackagePolicy
     from policies.package import read_package
-    from training.export_parity import collect_positions
+    from training.export.export_parity import collect_positions
 
     package = read_package(folder)
     obs, masks = collect_positions(CHECKPOINT, options, POSITIONS, seed=1)
@@ -107,7 +107,7 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
         raise ValueError(f"seconds must be in 0.1..3600, got {seconds!r}")
     import torch
 
-    from training.export import ExportRequest, export_package, load_network
+    from training.export.export import ExportRequest, export_package, load_network
 
     torch.set_num_threads(1)
     results: dict[str, Any] = {}

@@ -10,7 +10,7 @@ evaluation left out:
 
 * ``small``: the small map as configured but on one core (one torch thread, one env thread,
   ``run.network_threads: 1``);
-* ``small, all cores``: the same with ``run.network_threads: 0`` (training/network_threads.py: the network's
+* ``small, all cores``: the same with ``run.network_threads: 0`` (training/ppo/network_threads.py: the network's
   chunks of the rollout and of the update on a thread per core, traced rollouts, the update's other replicas
   in worker processes; the same rollouts and updates). On 2 cores this is the default run's setting (2);
 * ``small, plain network, all cores``: the same with ``network.turn_trunk: false``, every input in the trunk
@@ -44,13 +44,13 @@ from __future__ import annotations
 import tempfile
 from typing import Any
 
-from training.config import TrainConfig, from_dict
+from training.ppo.config import TrainConfig, from_dict
 
 #: the standard map's end-to-end training throughput wanted on 2 CPU cores (env steps/s)
 TARGET = 3000.0
 
 
-#: every core: the network's passes on a thread per core (training/network_threads.py)
+#: every core: the network's passes on a thread per core (training/ppo/network_threads.py)
 ALL_CORES: dict[str, Any] = {"network_threads": 0}
 
 #: one core: the network's passes on the calling thread only
@@ -98,12 +98,12 @@ def measure(case: str, seconds: float) -> dict[str, float]:
     """Return env steps/s and learner decisions/s of training the :data:`CASES` entry ``case`` for ``seconds``.
 
     The case runs in a fresh (spawned) process that dies with this one; interrupted, this process kills it
-    (it ignores the group's signals, training/worker_process.py) and removes its run folder.
+    (it ignores the group's signals, training/distributed/worker_process.py) and removes its run folder.
     """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from training.worker_process import ignore_stop_signals, kill_pool, stop_signals_blocked
+    from training.distributed.worker_process import ignore_stop_signals, kill_pool, stop_signals_blocked
 
     spawn = multiprocessing.get_context("spawn")
     with tempfile.TemporaryDirectory() as out:
@@ -122,7 +122,7 @@ def measure(case: str, seconds: float) -> dict[str, float]:
 def measure_here(case: str, seconds: float, out: str | None = None) -> dict[str, float]:
     """:func:`measure` in this process, the run written under ``out`` (default: a temporary folder)."""
     from dw_env.envs.vector import DomainWheelVectorEnv
-    from training.ppo import train
+    from training.ppo.ppo import train
 
     map_name, overrides = CASES[case]
     config = bench_config(map_name, seconds, ".", overrides)

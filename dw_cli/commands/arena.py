@@ -1,7 +1,7 @@
 """``dw arena``: seeded tournaments between strategies (or policy files) with ratings and intervals.
 
-See docs/ARENA.md. The work happens in :mod:`training.arena` (playing, statistics) and
-:mod:`training.arena_report` (table and files), imported when the command runs.
+See docs/ARENA.md. The work happens in :mod:`training.evaluation.arena` (playing, statistics) and
+:mod:`training.evaluation.arena_report` (table and files), imported when the command runs.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ MAX_GAMES = 1_000_000
 MAX_WORKERS = 256
 MAX_BOOTSTRAP = 100_000
 MAX_SEED = 2**63 - 1
-#: training.arena_config's DEFAULT_OPENING_PLIES and MAX_OPENING_PLIES, repeated so that ``dw --help`` need not
-#: import the engine (a test checks they agree)
+#: training.evaluation.arena_config's DEFAULT_OPENING_PLIES and MAX_OPENING_PLIES, repeated so that ``dw --help``
+#: need not import the engine (a test checks they agree)
 DEFAULT_OPENING_PLIES = 3
 MAX_OPENING_PLIES = 30
 
@@ -162,10 +162,10 @@ def _dw_flags(args: argparse.Namespace) -> dict[str, bool]:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from training.arena import run_arena
-    from training.arena_config import ArenaConfig, build_lineups
-    from training.arena_report import check_out, format_table, write_outputs
-    from training.cluster import ClusterError
+    from training.distributed.cluster import ClusterError
+    from training.evaluation.arena import run_arena
+    from training.evaluation.arena_config import ArenaConfig, build_lineups
+    from training.evaluation.arena_report import check_out, format_table, write_outputs
 
     if args.save_games and args.out is None:
         raise ValueError("--save-games needs --out DIR to write the game records into")

@@ -1,7 +1,7 @@
 """``dw export CHECKPOINT -o DIR``: a trained checkpoint as a strategy package that plays without torch.
 
-See docs/EXPORT.md. The work happens in :mod:`training.export` (graphs and manifest),
-:mod:`training.export_parity` (``--parity``) and the arena (``--measure``), imported when the command runs.
+See docs/EXPORT.md. The work happens in :mod:`training.export.export` (graphs and manifest),
+:mod:`training.export.export_parity` (``--parity``) and the arena (``--measure``), imported when the command runs.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def register(subparsers: Any) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from training.export import ExportRequest, export_package, parse_grid, parse_map
+    from training.export.export import ExportRequest, export_package, parse_grid, parse_map
 
     request = ExportRequest(
         checkpoint=args.checkpoint,

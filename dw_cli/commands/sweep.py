@@ -1,8 +1,8 @@
 """``dw sweep SPEC.yaml``: a design study over a grid of game options and line-ups, with a report.
 
-See docs/DESIGNERS.md. The work happens in :mod:`training.sweep` (spec, cells, playing, cache),
-:mod:`training.sweep_stats` (facts and statistics), :mod:`training.exploits` (the exploit finder) and
-:mod:`training.sweep_report` (report.html), imported when the command runs.
+See docs/DESIGNERS.md. The work happens in :mod:`training.studies.sweep` (spec, cells, playing, cache),
+:mod:`training.studies.sweep_stats` (facts and statistics), :mod:`training.studies.exploits` (the exploit finder) and
+:mod:`training.studies.sweep_report` (report.html), imported when the command runs.
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ def register(subparsers: Any) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from training.cluster import ClusterError
-    from training.sweep import expand, load_spec, run_sweep
-    from training.sweep_report import format_summary, write_report
+    from training.distributed.cluster import ClusterError
+    from training.studies.sweep import expand, load_spec, run_sweep
+    from training.studies.sweep_report import format_summary, write_report
 
     if not args.spec.is_file():
         raise FileNotFoundError(f"no such sweep spec: {args.spec}")

@@ -1,4 +1,4 @@
-"""``dw train``: self-play PPO from a YAML config (training/ppo.py); torch is imported only when it runs.
+"""``dw train``: self-play PPO from a YAML config (training/ppo/ppo.py); torch is imported only when it runs.
 
 Examples::
 
@@ -31,7 +31,7 @@ RESUME_OVERRIDABLE: tuple[str, ...] = (
     "run.device",
     "run.torch_threads",
     "run.env_threads",
-    "run.scripted_workers",  # the same run for any count (training/scripted_processes.py)
+    "run.scripted_workers",  # the same run for any count (training/ppo/scripted_processes.py)
     "run.cluster",  # the same rollouts on another cluster (the actor count, run.rollout_workers, stays)
     "eval.final_games",
     "eval.final_opponents",
@@ -64,7 +64,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``dw train``; a signal before the run has anything to save (or a second one) ends it: 130 or 143."""
-    from training.interrupt import exit_code
+    from training.distributed.interrupt import exit_code
 
     try:
         return _run(args)
@@ -78,8 +78,8 @@ def _run(args: argparse.Namespace) -> int:
         import torch  # noqa: F401
     except ImportError:
         raise ValueError("dw train needs torch: pip install -e '.[train]' (see the README)") from None
-    from training import config as cfg
-    from training.ppo import train
+    from training.ppo import config as cfg
+    from training.ppo.ppo import train
 
     if args.resume is not None and args.resume.is_dir():
         args.resume = args.resume / "checkpoint.pt"
@@ -119,7 +119,7 @@ def _resume_config(args: argparse.Namespace) -> Any:
                 f"--set {key if len(key) <= 80 else brief(key)} cannot change when resuming; "
                 f"allowed: {', '.join(RESUME_OVERRIDABLE)}"
             )
-    from training.resume import saved_config
+    from training.ppo.resume import saved_config
 
     payload = checkpoint.load(args.resume)
     return saved_config(payload, args.resume, list(args.overrides))

@@ -369,7 +369,7 @@ class DomainWheelVectorEnv:
         """Return copies of the games ``slots``'s state arrays, stacked: (boards, lands, scalars).
 
         Row ``j`` is game ``slots[j]`` as :meth:`game` would build it with :meth:`Game.of_checked_arrays`; three
-        arrays are cheaper to send to another process than a game each (training/scripted_processes.py).
+        arrays are cheaper to send to another process than a game each (training/ppo/scripted_processes.py).
         """
         idx = np.asarray(slots)
         if idx.ndim != 1 or not (idx.size == 0 or np.issubdtype(idx.dtype, np.integer)):

@@ -35,7 +35,7 @@ A turn is two decisions (rule 3.2: choose a piece, then its destination) whose o
 ``end_request_legal`` globals. With ``turn_trunk`` the trunk (:meth:`HexPolicyNet.trunk`: the cell
 embedding, the hex convolutions, the land tokens and the attention pool) reads everything else, so both
 decisions of a turn have the same trunk, bit for bit, and a trainer computes it once for the two
-(:class:`TrunkCache` while playing, training/ppo.py ``turn_groups`` in the update). The heads
+(:class:`TrunkCache` while playing, training/ppo/ppo.py ``turn_groups`` in the update). The heads
 (:meth:`HexPolicyNet.heads`) take the phase inputs: the land layers run there (on the land tokens, cheap),
 with each land's share of every phase plane; the phase globals and the selected piece's features join the
 global features of the value and of the pass/end-request logits; and the cell head scores only the cells that
@@ -578,7 +578,7 @@ def map_here(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
 
 
 #: how a batch's chunks are computed: ``chunk_map(fn, items)`` returns ``[fn(x) for x in items]`` in order, on
-#: any threads (training/network_threads.py); :func:`map_here` runs them on the calling thread
+#: any threads (training/ppo/network_threads.py); :func:`map_here` runs them on the calling thread
 ChunkMap = Callable[[Callable[[Any], Any], Sequence[Any]], list[Any]]
 
 
@@ -768,7 +768,7 @@ def forward_cached(
 def forward_grouped(net: nn.Module, obs: Tensor, starts: NDArray[np.bool_]) -> tuple[Tensor, Tensor]:
     """Return ``net(obs)`` with the trunk computed once per group of rows that share it.
 
-    Groups are contiguous; ``starts`` marks each group's first row (training/ppo.py ``turn_groups`` makes
+    Groups are contiguous; ``starts`` marks each group's first row (training/ppo/ppo.py ``turn_groups`` makes
     them: the decisions of one turn). A network without ``turn_trunk``, or groups of one, take the plain pass.
     """
     if not getattr(net, "turn_trunk", False) or starts.all():
@@ -811,7 +811,7 @@ def policy_step(
     the env ``rows`` of the observations, a turn's second decision reuses the trunk of its first. ``draw``:
     sample with :func:`draw_actions` (the same distribution, fewer random numbers) instead of
     :func:`sample_actions`, whose random stream the arena's and the browser game's seats keep. ``chunk_map``
-    computes the chunks (on other threads, training/network_threads.py: the same numbers).
+    computes the chunks (on other threads, training/ppo/network_threads.py: the same numbers).
     """
     return policy_steps([StepBatch(net, obs, masks, cache, rows)], device, amp, greedy, draw, chunk_map)[0]
 

@@ -1,6 +1,6 @@
 """What the arena, the trainer, the exporter and the benchmarks need from a game: one small adapter per game.
 
-The shared layers (``training.arena`` and its statistics, sweeps, ``dw train``, ``dw export``, ``dw bench``)
+The shared layers (``training.evaluation.arena`` and its statistics, sweeps, ``dw train``, ``dw export``, ``dw bench``)
 know nothing of any game's rules. A game plugs in with one :class:`BoardGame` subclass that answers:
 
 * **who plays**: the seat names in turn order (their count is the number of players);

@@ -2,7 +2,7 @@
 
 A checkpoint's table holds each vector env's state arrays and its last outputs (observations, masks,
 players to act, rewards, winners, step counters), plus the learner's open decisions. The compiled kernels
-trust the state and the learner samples from the masks, so :mod:`training.resume` runs these checks on
+trust the state and the learner samples from the masks, so :mod:`training.ppo.resume` runs these checks on
 every restored array: a game slot must be a position its engine accepts and still in progress, every float
 finite, every counter in range, and the outputs exactly what the env's encoder gives for the restored
 games. Each refusal is a :class:`policies.state.StateError` naming the array, the slot and the value.

@@ -5,7 +5,7 @@ network's modules, the autograd Functions of policies/domain_wheel/cell_passes.p
 time runs Python. Measured on one standard-map chunk of 28 observations (forward and backward, one torch
 thread each, 2-core Intel Xeon): 10.9 ms alone; 14.4 ms each on two threads at once; 11.6-12.1 ms each in two
 processes at once (what the cores themselves share). So on a CPU, replica ``k >= 1`` of the update
-(training/network_threads.py) runs in worker process ``k``.
+(training/ppo/network_threads.py) runs in worker process ``k``.
 
 How. A worker is started on the update's first use (a fresh interpreter: multiprocessing's spawn would import
 the caller's main script again, and run an unguarded script's training twice) and kept until
@@ -40,11 +40,11 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from training.worker_process import WorkerProcess, ignore_stop_signals
+from training.distributed.worker_process import WorkerProcess, ignore_stop_signals
 
 
 class BatchedWork(Protocol):
-    """One minibatch's chunk work (training/network_threads.py ``ChunkWork``) that a process can run.
+    """One minibatch's chunk work (training/ppo/network_threads.py ``ChunkWork``) that a process can run.
 
     A dataclass: ``batch`` holds the update's tensors, the other fields the minibatch's small data
     (picklable). ``work(model, start, end)`` runs one chunk's forward and backward pass and returns its
@@ -77,7 +77,7 @@ class UpdateProcess(WorkerProcess):
         self.grads = [_shared(torch.zeros_like(p)) for p in self.replica.parameters()]
         self.buffers: dict[str, Tensor] = {}  # the batch's shared copies, reused from update to update
         self.sent_batch: dict[str, Tensor] | None = None
-        super().__init__(__name__)  # a fresh interpreter (training/worker_process.py)
+        super().__init__(__name__)  # a fresh interpreter (training/distributed/worker_process.py)
         try:
             # the worker proves itself with this process's key to fetch the shared memory's file descriptors
             self.conn.send_bytes(bytes(multiprocessing.current_process().authkey))

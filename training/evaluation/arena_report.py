@@ -15,8 +15,8 @@ from typing import Any
 from dw_env.info import PLAYER_NAMES
 from policies import games
 from policies.games.base import TRUNCATION, BoardGame
-from training.arena import record_game, schedule, select_games
-from training.arena_config import ArenaConfig, seatings
+from training.evaluation.arena import record_game, schedule, select_games
+from training.evaluation.arena_config import ArenaConfig, seatings
 
 #: line-ups beyond this many are left out of the printed table (results.json has them all)
 MAX_PRINTED_LINEUPS = 24

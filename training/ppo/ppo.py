@@ -1,8 +1,8 @@
 """Self-play PPO with action masks for Domain Wheel (and the other games), in the manner of CleanRL's ``ppo.py``:
 read top to bottom.
 
-1. **Setup**: config (training/config.py), seeds, device, the batched vector env, the network
-   (policies/domain_wheel/network.py), Adam, the league of opponents (training/league.py); ``--resume`` restores all
+1. **Setup**: config (training/ppo/config.py), seeds, device, the batched vector env, the network
+   (policies/domain_wheel/network.py), Adam, the league of opponents (training/ppo/league.py); ``--resume`` restores all
    of it from a checkpoint (policies/checkpoint.py).
 2. **Rollout**: ``env.num_steps`` steps of every game. In each game the learner holds one seat (rotated
    game by game) and one opponent kind the other two. A decision of the learner is one env action (phase 1:
@@ -18,7 +18,7 @@ read top to bottom.
    atomic checkpoints, and at the end the learner's win rates as one seat against two copies of each
    evaluation opponent.
 
-The game is ``config.game.name`` (Domain Wheel by default): training/game_setup.py builds its env, network and
+The game is ``config.game.name`` (Domain Wheel by default): training/ppo/game_setup.py builds its env, network and
 scripted seats, the rest of this file is the same for every game (for a two-player game "the other two" are the
 other one, and the seat rotates over two).
 
@@ -53,17 +53,17 @@ from policies.domain_wheel.network import (
     policy_steps,
     same_turn_inputs,
 )
-from training import rollout_actors, run_folder
-from training.config import TrainConfig, to_yaml
-from training.evaluate import evaluate, format_results
-from training.game_setup import initial_weights, is_domain_wheel, make_env, num_players, scripted_seats
-from training.game_setup import make_network as make_game_network
-from training.imitation import warm_start
-from training.interrupt import StopRequest
-from training.league import LATEST, League, ScriptedSeats, game_result
-from training.network_threads import NetworkThreads, thread_count
-from training.resume import check_resumable, restore_training, save_checkpoint, saved_counters, training_state
-from training.scripted_processes import ScriptedProcesses
+from training.distributed.interrupt import StopRequest
+from training.ppo import rollout_actors, run_folder
+from training.ppo.config import TrainConfig, to_yaml
+from training.ppo.evaluate import evaluate, format_results
+from training.ppo.game_setup import initial_weights, is_domain_wheel, make_env, num_players, scripted_seats
+from training.ppo.game_setup import make_network as make_game_network
+from training.ppo.imitation import warm_start
+from training.ppo.league import LATEST, League, ScriptedSeats, game_result
+from training.ppo.network_threads import NetworkThreads, thread_count
+from training.ppo.resume import check_resumable, restore_training, save_checkpoint, saved_counters, training_state
+from training.ppo.scripted_processes import ScriptedProcesses
 
 
 # ---- 1. setup -----------------------------------------------------------------------------------------
@@ -89,7 +89,7 @@ def conv_dtype(config: TrainConfig, device: torch.device) -> torch.dtype | None:
 
 
 def make_network(config: TrainConfig, device: torch.device) -> nn.Module:
-    """Return a fresh network of the config's game (training/game_setup.py) on ``device``."""
+    """Return a fresh network of the config's game (training/ppo/game_setup.py) on ``device``."""
     net: nn.Module = make_game_network(config, device)
     if hasattr(net, "conv_dtype"):
         net.conv_dtype = conv_dtype(config, device)
@@ -117,7 +117,7 @@ class Table:
         rotation = (slot + self.games[slot]) % self.scripted.players
         self.games[slot] += 1
         self.opponent[slot] = self.league.sample(slot, rng)
-        focus = self.league.config.seat_focus > 0  # the seats it loses in more often (training/league.py)
+        focus = self.league.config.seat_focus > 0  # the seats it loses in more often (training/ppo/league.py)
         self.seat[slot] = self.league.draw_seat(self.opponent[slot], rng) if focus else rotation
         if slot >= self.league.num_envs - self.league.num_scripted:
             self.scripted.start_game(slot, self.opponent[slot], int(rng.integers(2**31)))
@@ -415,7 +415,7 @@ def balanced_cuts(starts: NDArray[np.bool_], limit: int, threads: int) -> list[i
     whose sizes differ by one row at most and none exceeds ``limit`` (with one decision per group; a group is
     never split, so a cut moves to the next group start, :func:`group_cuts`).
 
-    The threads take the chunks round-robin (training/network_threads.py), so equal chunks in a multiple of
+    The threads take the chunks round-robin (training/ppo/network_threads.py), so equal chunks in a multiple of
     their number keep every thread busy for the whole pass. With a ``turn_trunk`` network's chunks of up to
     984 small-map rows, a minibatch of 516 decisions is two chunks, one a thread, not one chunk that leaves the
     other thread idle; with its 112 standard-map rows, 512 decisions are six chunks, 256 rows a thread, not
@@ -452,7 +452,7 @@ class ChunkLoss:
 
     Every loss term is a sum over the minibatch divided by its size ``n``, so the chunks' gradients add up to
     the minibatch's. ``batch`` holds the update's tensors (:func:`ppo_update`); an update process receives it
-    once per update and the other fields with each minibatch (training/update_processes.py).
+    once per update and the other fields with each minibatch (training/ppo/update_processes.py).
     """
 
     batch: dict[str, torch.Tensor]
@@ -513,7 +513,7 @@ def minibatch_step(
 
     The forward and backward passes run in cache-sized chunks (``policies.domain_wheel.network.chunk_rows``) of a
     :class:`ChunkLoss`, on several threads or processes with ``run.network_threads``
-    (training/network_threads.py).
+    (training/ppo/network_threads.py).
     """
     device, n = ctx["device"], len(idx)
     starts = ctx["starts"]  # where the trunk groups (turn_groups) begin in idx
@@ -687,7 +687,7 @@ def start_session(
 ) -> Session:
     """Set up env, network, optimizer, league and logs; restore a checkpoint or warm-start the network.
 
-    The run folder is checked first (training/run_folder.py: another run in it is refused unless
+    The run folder is checked first (training/ppo/run_folder.py: another run in it is refused unless
     ``overwrite``) and nothing is written until the checkpoint to resume has been read and checked whole.
     """
     import os
@@ -780,7 +780,7 @@ def train(
 ) -> dict[str, Any]:
     """Run PPO self-play as configured (or continue a checkpoint); return the counters and the evaluation.
 
-    SIGINT or SIGTERM stops the run after the current update (training/interrupt.py): the checkpoint and
+    SIGINT or SIGTERM stops the run after the current update (training/distributed/interrupt.py): the checkpoint and
     the policy are written, the final evaluation is skipped and the result's ``interrupted`` names the
     signal (its ``exit_code`` is 128 + the signal's number).
     """
@@ -796,7 +796,7 @@ def _train(
 
     # 1. setup
     s = start_session(config, resume, run_dir, overwrite)
-    remote = None  # rollouts on a Ray actor (training/rollout_actors.py); the update stays here
+    remote = None  # rollouts on a Ray actor (training/ppo/rollout_actors.py); the update stays here
     if config.run.rollout_workers:
         parts = rollout_actors.Parts(Table, Rollout, Frozen, collect_rollout, make_network)
         remote = rollout_actors.RemoteRollouts(config, parts)

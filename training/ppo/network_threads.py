@@ -1,4 +1,4 @@
-"""The trainer's network passes on several threads: ``run.network_threads: T`` (training/config.py).
+"""The trainer's network passes on several threads: ``run.network_threads: T`` (training/ppo/config.py).
 
 Why threads. On a CPU the network takes its observations in cache-sized chunks of a few dozen
 (``policies.domain_wheel.network.chunk_rows``): thousands of small ops per rollout and per minibatch. torch's own
@@ -20,9 +20,9 @@ Python threads suffice and share the rollout's arrays without copies. Two kinds 
   reproducible and ``--resume`` exact for a given ``T``; another ``T`` changes only the rounding of the
   gradient's sum (the chunks' gradients add up in another order), not what is computed. Nothing in a forward
   or backward pass draws random numbers, so the threads' timing cannot change a run. On a CPU, replicas
-  ``1, 2, ...`` of a :class:`training.update_processes.BatchedWork` run in worker processes instead
+  ``1, 2, ...`` of a :class:`training.ppo.update_processes.BatchedWork` run in worker processes instead
   (``processes``, ``run.update_processes``): the same chunks and sums, bit for bit, without the GIL that
-  two threads' Python passes take turns on (training/update_processes.py).
+  two threads' Python passes take turns on (training/ppo/update_processes.py).
 
 While playing, a caller on several threads runs the network through TorchScript traces, which hold no GIL
 either (policies/traced_forward.py, ``policy_steps(traced=True)``).
@@ -44,7 +44,7 @@ from typing import Any, TypeVar
 import torch
 from torch import Tensor, nn
 
-from training.update_processes import BatchedWork, UpdateProcess, add_stats, is_batched_work, run_part
+from training.ppo.update_processes import BatchedWork, UpdateProcess, add_stats, is_batched_work, run_part
 
 #: one chunk's work in the update: (replica, first row, end row) -> statistics (scalar tensors); it runs the
 #: backward pass itself
@@ -80,7 +80,7 @@ class NetworkThreads:
         self.pool: ThreadPoolExecutor | None = None
         if threads > 1:
             self.pool = ThreadPoolExecutor(threads - 1, thread_name_prefix="dw-network")
-        #: replicas 1.. of the update in processes (training/update_processes.py), for work that allows it
+        #: replicas 1.. of the update in processes (training/ppo/update_processes.py), for work that allows it
         self.processes = processes and threads > 1 and os.name == "posix"
         self.workers: list[UpdateProcess] = []  # started on the update's first use
 

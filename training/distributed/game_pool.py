@@ -1,6 +1,7 @@
 """A pool of game worker processes that a signal can never wedge: one pipe per worker, no shared lock.
 
-The arena (:mod:`training.arena`) and designer sweeps (:mod:`training.sweep`) play their games in such a pool.
+The arena (:mod:`training.evaluation.arena`) and designer sweeps (:mod:`training.studies.sweep`) play their games
+in such a pool.
 ``multiprocessing.Pool`` was not safe to stop: its workers share one task queue and one result queue, each
 guarded by a lock across processes, and a worker killed while it held one (a SIGTERM to the whole process
 group, as ``timeout`` and job schedulers send, lands at any moment) left ``Pool.terminate`` and the pool's
@@ -8,11 +9,12 @@ own exit handler waiting on that lock for ever. Here every worker has a pipe of 
 costs nothing but its own pipe.
 
 The workers take no stop signal: they start with SIGINT and SIGTERM blocked
-(:func:`training.worker_process.stop_signals_blocked`) and their initializer ignores both
-(:func:`training.worker_process.ignore_stop_signals`, which also makes Linux kill a worker whose parent dies).
+(:func:`training.distributed.worker_process.stop_signals_blocked`) and their initializer ignores both
+(:func:`training.distributed.worker_process.ignore_stop_signals`, which also makes Linux kill a worker whose parent
+dies).
 The main process decides what a signal means: on any exception (Ctrl-C, SIGTERM turned into
-:class:`training.interrupt.Interrupted`, an error) the pool SIGKILLs its workers; on a normal end it asks them
-to exit. A worker's exception is raised again in the main process, its traceback attached as the cause.
+:class:`training.distributed.interrupt.Interrupted`, an error) the pool SIGKILLs its workers; on a normal end it asks
+them to exit. A worker's exception is raised again in the main process, its traceback attached as the cause.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from training.worker_process import stop_signals_blocked
+from training.distributed.worker_process import stop_signals_blocked
 
 #: how often the main process checks that the workers it waits on still run (seconds)
 POLL_SECONDS = 1.0

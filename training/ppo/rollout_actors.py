@@ -2,8 +2,8 @@
 
 Each actor (:class:`RolloutWorker`) owns a vector env, a copy of the network, an optimizer of the same shape
 (only so that the training state restores whole) and its own table of games, all built from the run's
-config the way ``training/ppo.py`` builds its own. Each update the driver sends the current weights and
-the run's training state, exactly what a checkpoint holds (:func:`training.resume.training_state`: the
+config the way ``training/ppo/ppo.py`` builds its own. Each update the driver sends the current weights and
+the run's training state, exactly what a checkpoint holds (:func:`training.ppo.resume.training_state`: the
 games in progress, the league, every RNG stream); the actor restores it, runs the trainer's own
 ``collect_rollout`` and sends back the rollout's decisions and the training state after it, which the driver
 restores into its session before the update. So the driver's session stays the one true state of the run:
@@ -23,7 +23,7 @@ present); the actors' networks run on their nodes' CPUs.
 An actor that dies (its node lost) is restarted by Ray and the rollout is asked again: the state it is
 given is the driver's, so the repeated rollout is the same and nothing is counted twice.
 
-This module imports nothing from ``training/ppo.py`` (which imports it): the trainer hands over its
+This module imports nothing from ``training/ppo/ppo.py`` (which imports it): the trainer hands over its
 ``Table``, ``Rollout``, ``Frozen``, ``collect_rollout`` and ``make_network`` as :class:`Parts`.
 """
 
@@ -39,11 +39,11 @@ import numpy as np
 import torch
 
 from policies import state as st
-from training import cluster
-from training.config import TrainConfig
-from training.game_setup import is_domain_wheel, make_env, num_players, scripted_seats
-from training.league import LATEST, League, split_groups
-from training.resume import env_arrays, restore_training, training_state
+from training.distributed import cluster
+from training.ppo.config import TrainConfig
+from training.ppo.game_setup import is_domain_wheel, make_env, num_players, scripted_seats
+from training.ppo.league import LATEST, League, split_groups
+from training.ppo.resume import env_arrays, restore_training, training_state
 
 #: what the driver calls the actor's state in error messages
 SOURCE = "rollout worker"

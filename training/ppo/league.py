@@ -17,7 +17,7 @@ two actions).
 
 Results are kept per opponent over a sliding window: the win credit (a shared win of ``k`` players counts
 ``1/k``, truncation 0) and the finishing order, from which a Plackett–Luce rating over the league is fitted
-(:mod:`training.rating`); and the win credit per opponent kind and seat.
+(:mod:`training.evaluation.rating`); and the win credit per opponent kind and seat.
 
 **Seatings.** By default the learner's seat rotates game by game in each slot. With ``league.seat_focus`` > 0
 it is drawn per game instead, after the opponent: each seat weighted by ``(1 - r + SEAT_FLOOR) ** focus``,
@@ -39,7 +39,7 @@ from numpy.typing import NDArray
 from dw_env.envs.actions import move_to_actions
 from dw_env.errors import brief
 from policies import state as st
-from training.config import NETWORK_OPPONENTS, LeagueConfig
+from training.ppo.config import NETWORK_OPPONENTS, LeagueConfig
 
 LEARNER = "learner"
 LATEST = "latest"
@@ -244,7 +244,7 @@ class League:
 
     def ratings(self) -> dict[str, float]:
         """Return Plackett–Luce ratings (Elo scale) of the learner and its recent opponents."""
-        from training.rating import fit_plackett_luce, to_elo
+        from training.evaluation.rating import fit_plackett_luce, to_elo
 
         if not self.results.orders:
             return {}
@@ -284,7 +284,7 @@ def start_seats(
     from ``seed + s``. ``policies``: ``{(slot, seat, kind): AI}``, updated; ``make(kind, seed=...)``: a new AI.
 
     The one place the seeding lives, for the AIs on the trainer's thread (:class:`ScriptedSeats`) and in
-    worker processes (training/scripted_processes.py), whose runs are the same for any number of workers.
+    worker processes (training/ppo/scripted_processes.py), whose runs are the same for any number of workers.
     """
     for seat in range(players):
         key = (slot, seat, kind)
@@ -337,7 +337,7 @@ class ScriptedSeats:
         return actions[0]
 
     def close(self) -> None:
-        """Release nothing: the AIs live in this process (training/scripted_processes.py's do not)."""
+        """Release nothing: the AIs live in this process (training/ppo/scripted_processes.py's do not)."""
 
     def actions(self, slots: Any, kinds: list[str], seats: Any) -> list[int]:
         """Return the env actions of the AIs to act in ``slots`` (``kinds[i]`` playing ``seats[i]``), in order."""

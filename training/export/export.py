@@ -20,7 +20,7 @@ Flavours (:data:`policies.package.FLAVOURS`):
   float32 [B, A] (illegal actions at :data:`MASKED_LOGIT`), ``action`` int64 [B] (the greedy action) and
   ``value`` float32 [B] (the value head: the acting player's expected result, what a search seat over the
   package reads).
-* ``ml-agents``: the tensors Unity ML-Agents' model loader expects (:mod:`training.export_mlagents`).
+* ``ml-agents``: the tensors Unity ML-Agents' model loader expects (:mod:`training.export.export_mlagents`).
 
 Both action phases run through the same graph: the phase is an observation feature (``phase``, global
 block).
@@ -32,7 +32,7 @@ path; what differs is behind :class:`HexTarget` and :class:`BoardTarget`: the ne
 shapes), the manifest's game, observation and action entries, the parity positions and the arena.
 
 The package is written to a temporary folder beside the output, read back, then put in place
-(:func:`training.export_install.install_package`: into an existing package only the package's own files are
+(:func:`training.export.export_install.install_package`: into an existing package only the package's own files are
 swapped, other files stay); with ``measure`` games the package is measured in the arena before that.
 See docs/EXPORT.md.
 """
@@ -61,8 +61,8 @@ from policies.package import (
     sha256_of,
     write_manifest,
 )
-from training.export_install import install_package
-from training.export_strength import card_strength, measure_strength
+from training.export.export_install import install_package
+from training.export.export_strength import card_strength, measure_strength
 
 #: the ONNX opset every graph is exported at (onnxruntime >= 1.14 runs it; the dynamo exporter's native one)
 OPSET: Final = 18
@@ -252,7 +252,7 @@ def flavour_graph(
         examples = (torch.zeros(2, d, dtype=torch.int8), torch.ones(2, a, dtype=torch.int8))
         data = to_onnx(plain_module(net), examples, PLAIN_INPUTS, PLAIN_OUTPUTS, metadata)
     else:
-        from training import export_mlagents as ml
+        from training.export import export_mlagents as ml
 
         inputs, outputs, roles = ml.tensors(d, a)
         examples = (torch.zeros(2, d), torch.ones(2, a))
@@ -271,7 +271,7 @@ def ml_opset(flavour: str) -> int:
     """Return the opset of a flavour's graphs."""
     if flavour == "plain":
         return OPSET
-    from training import export_mlagents
+    from training.export import export_mlagents
 
     return export_mlagents.OPSET
 
@@ -379,7 +379,7 @@ def package_manifest(
 
 
 def _mlagents_exporter() -> str:
-    from training import export_mlagents
+    from training.export import export_mlagents
 
     return export_mlagents.EXPORTER
 
@@ -415,7 +415,7 @@ class HexTarget:
         return graph_file(options, self.trained), data, entry
 
     def parity(self, stage: Path) -> dict[str, Any]:
-        from training.export_parity import parity_report
+        from training.export.export_parity import parity_report
 
         r = self.request
         return parity_report(self.net, self.trained, r.checkpoint, stage, r.parity, seed=r.seed)
@@ -508,7 +508,7 @@ class BoardTarget:
         return file, data, entry
 
     def parity(self, stage: Path) -> dict[str, Any]:
-        from training.export_parity import board_parity_report
+        from training.export.export_parity import board_parity_report
 
         r = self.request
         return board_parity_report(self.net, self.game, self.variants, stage, r.parity, seed=r.seed)

@@ -23,8 +23,8 @@ from dw_env.engine import Game, Move
 from dw_env.info import NUM_PLAYERS, PLAYER_NAMES
 from dw_env.options import GameOptions
 from dw_env.rules import layout as lay
-from training.arena_config import END_REASONS
-from training.rating import wilson_interval
+from training.evaluation.arena_config import END_REASONS
+from training.evaluation.rating import wilson_interval
 
 Facts = dict[str, Any]
 

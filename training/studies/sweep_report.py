@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from dw_env.info import PLAYER_COLOURS, PLAYER_NAMES
-from training.arena_config import END_REASONS
-from training.exploits import Thresholds, find_exploits
-from training.sweep import FORMAT, VERSION, Cell, SweepSpec, load_games, record_of
-from training.sweep_stats import CONVENTIONS, Facts, summarize_cell
+from training.evaluation.arena_config import END_REASONS
+from training.studies.exploits import Thresholds, find_exploits
+from training.studies.sweep import FORMAT, VERSION, Cell, SweepSpec, load_games, record_of
+from training.studies.sweep_stats import CONVENTIONS, Facts, summarize_cell
 
 _ENDING_COLOURS = {"centre": "#8e44ad", "countdown": "#e67e22", "end_request": "#16a085", "truncation": "#7f8c8d"}
 

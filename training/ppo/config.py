@@ -132,32 +132,32 @@ class RunConfig(_Section):
     conv_precision: Literal["auto", "float32", "bfloat16"] = "auto"
     torch_threads: int = _int(1, 0, 256)  # 0: all cores
     env_threads: int = _int(1, 0, 256)  # 0: all cores
-    #: threads of the network's passes, the rollout's and the PPO update's (training/network_threads.py;
+    #: threads of the network's passes, the rollout's and the PPO update's (training/ppo/network_threads.py;
     #: 0: one per core; the default 2 suits the default run's 2 cores): rollouts are the same for any count,
     #: updates exact for a given count
     network_threads: int = _int(2, 0, 256)
     #: with network_threads > 1 on a CPU, the update's replicas 2.. run in worker processes, which do not wait
-    #: on each other for the GIL (training/update_processes.py); false: on threads. The same numbers either way
+    #: on each other for the GIL (training/ppo/update_processes.py); false: on threads. The same numbers either way
     update_processes: bool = True
     checkpoint_every: int = _int(20, 1)  # updates
     #: end this session after this many updates in total (0: never); the schedule still follows
     #: total_env_steps, so ``--resume`` later continues exactly (for runs split over sessions)
     stop_after_updates: int = _int(0, 0)
     progress: bool = True
-    #: rollouts on Ray (training/rollout_actors.py, docs/SCALING.md): 0 collects them here; N on N Ray actors,
+    #: rollouts on Ray (training/ppo/rollout_actors.py, docs/SCALING.md): 0 collects them here; N on N Ray actors,
     #: each with a share of the games (1: the local trainer's results); the update stays here (its GPU if any)
     rollout_workers: int = _int(0, 0, 1024)
     #: the Ray cluster of the rollout actors: auto, HOST:PORT or local (None: a fresh one on this machine)
     cluster: str | None = None
-    #: the scripted AIs' moves in this many worker processes (training/scripted_processes.py; 0: on the
+    #: the scripted AIs' moves in this many worker processes (training/ppo/scripted_processes.py; 0: on the
     #: trainer's thread): for leagues heavy in AIs on many cores, e.g. a GPU machine's. The same run for any count
     scripted_workers: int = _int(0, 0, 256)
 
     @field_validator("cluster")
     @classmethod
     def _cluster_address(cls, value: str | None) -> str | None:
-        """Refuse a malformed cluster address here, before anything starts (training/cluster.py)."""
-        from training.cluster import parse_address
+        """Refuse a malformed cluster address here, before anything starts (training/distributed/cluster.py)."""
+        from training.distributed.cluster import parse_address
 
         return None if value is None else str(parse_address(value))
 
@@ -191,7 +191,7 @@ class EnvConfig(_Section):
     #: other games' envs keep their own rule for their step limit
     truncation_reward: float = _float(-1.0, -1.0, 1.0)
     #: what the learner is rewarded for: ``win`` (the game's result, rule 9.5) or an exploiter objective of
-    #: training/objectives.py (``lead_at_truncation``, ``centre_denial``) that searches the rules for loopholes
+    #: training/ppo/objectives.py (``lead_at_truncation``, ``centre_denial``) that searches the rules for loopholes
     objective: Literal["win", "lead_at_truncation", "centre_denial"] = "win"
     #: every game of the training env starts with a uniform draw of 0..this many random legal env actions,
     #: nobody's decision and not trained on, so the learner meets varied positions rather than one line
@@ -268,7 +268,7 @@ class LeagueConfig(_Section):
     #: win rates and the rating use the last this many games against each opponent
     rating_window: int = _int(400, 10, 10**6)
     #: 0: the learner's seat rotates game by game; > 0: drawn per game, the seats it loses in against the game's
-    #: opponent kind weighted up by this exponent (training/league.py, "Seatings")
+    #: opponent kind weighted up by this exponent (training/ppo/league.py, "Seatings")
     seat_focus: float = _float(0.0, 0.0, 10.0)
 
     @field_validator("weights")
@@ -288,7 +288,7 @@ class LeagueConfig(_Section):
 
 
 class ImitationConfig(_Section):
-    """Optional warm start (training/imitation.py): clone a scripted AI before PPO ("none": off)."""
+    """Optional warm start (training/ppo/imitation.py): clone a scripted AI before PPO ("none": off)."""
 
     teacher: Teacher = "balanced"
     decisions: int = _int(240_000, 1, 100_000_000)  # env steps of demonstrations (both phases)

@@ -2,7 +2,7 @@
 
 A designer's question is not only "who wins" but "what can a player get away with". An *exploiter* is
 trained on one of these objectives instead of the win/loss reward; its games then go through ``dw sweep``
-and the exploit finder (:mod:`training.exploits`), which says whether the behaviour it learned is
+and the exploit finder (:mod:`training.studies.exploits`), which says whether the behaviour it learned is
 degenerate (a king parked on the centre throne, resolution A49; stalling to truncation, A57).
 
 Each objective gives every seat its reward of one vector step, float32 ``[N, 3]`` like the vector env's:
@@ -16,7 +16,7 @@ Each objective gives every seat its reward of one vector step, float32 ``[N, 3]`
   to park (A49).
 
 :class:`ObjectiveVectorEnv` is the batched env with its rewards replaced by an objective; ``dw train`` uses
-it for every run, with ``env.objective`` of the config (training/config.py) choosing the reward
+it for every run, with ``env.objective`` of the config (training/ppo/config.py) choosing the reward
 (``--set env.objective=centre_denial``).
 """
 

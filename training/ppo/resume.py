@@ -14,11 +14,11 @@ A training checkpoint (policies/checkpoint.py) holds, under ``training``::
 
 Nothing is pickled: ``torch.load(weights_only=True)`` reads it all without running code. Restoring checks
 every entry against what this run built (shapes, dtypes, ranges, names; the games in progress and the env's
-last outputs against the engines, :mod:`training.resume_games`) before changing anything, so a
+last outputs against the engines, :mod:`training.ppo.resume_games`) before changing anything, so a
 damaged or hand-made file gives a :class:`CheckpointError` naming the entry and nothing changes; then it puts
 everything back, which makes a resumed run continue exactly as the uninterrupted one would have.
 
-The functions take the run's objects (see training/ppo.py's ``Table`` and ``Rollout``) through the few
+The functions take the run's objects (see training/ppo/ppo.py's ``Table`` and ``Rollout``) through the few
 attributes named in :class:`TableLike` and :class:`RolloutLike`; this module imports nothing from ppo.py.
 """
 
@@ -38,9 +38,9 @@ from dw_env.errors import brief
 from policies import checkpoint
 from policies import state as st
 from policies.checkpoint import CheckpointError
-from training.config import ConfigError, TrainConfig, from_dict
-from training.league import scripted_kinds
-from training.resume_games import check_decisions, check_games, check_outputs, in_range
+from training.ppo.config import ConfigError, TrainConfig, from_dict
+from training.ppo.league import scripted_kinds
+from training.ppo.resume_games import check_decisions, check_games, check_outputs, in_range
 
 #: the vector env's per-thread scratch (written before it is read at every step): not part of a game's state
 ENV_SCRATCH = ("_rbufs",)
@@ -60,7 +60,7 @@ _SNAPSHOT_ID = "past-"
 
 
 class TableLike(Protocol):
-    """The games in progress as training/ppo.py's ``Table`` holds them."""
+    """The games in progress as training/ppo/ppo.py's ``Table`` holds them."""
 
     env: Any
     league: Any
@@ -75,7 +75,7 @@ class TableLike(Protocol):
 
 
 class RolloutLike(Protocol):
-    """The learner's decisions as training/ppo.py's ``Rollout`` holds them."""
+    """The learner's decisions as training/ppo/ppo.py's ``Rollout`` holds them."""
 
     ARRAYS: tuple[str, ...]
     count: NDArray[np.int64]
@@ -122,7 +122,7 @@ def training_state(table: TableLike, rollout: RolloutLike, optimizer: Any, rng: 
     scripted = [
         {"slot": slot, "seat": seat, "kind": kind, "state": policy.state_dict()}
         for (slot, seat, kind), policy in sorted(table.scripted.policies.items(), key=lambda item: item[0])
-    ]  # in key order: the same list whichever process holds the AIs (training/scripted_processes.py)
+    ]  # in key order: the same list whichever process holds the AIs (training/ppo/scripted_processes.py)
     return {
         "optimizer": optimizer.state_dict(),
         "rng": {
@@ -177,7 +177,7 @@ def save_checkpoint(path: Path, net: nn.Module, config: TrainConfig, counters: d
 # ---- reading: config and counters -------------------------------------------------------------------
 def saved_config(payload: dict[str, Any], path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
     """Return the training config saved in a checkpoint (with ``overrides``); CheckpointError if it has none."""
-    from training.config import apply_overrides
+    from training.ppo.config import apply_overrides
 
     data = payload.get("config")
     if not isinstance(data, dict) or not data:

@@ -21,9 +21,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from policies import games
-from training.config import TrainConfig
-from training.game_setup import eval_env, scripted_seats
-from training.worker_process import ignore_stop_signals, stop_signals_blocked
+from training.distributed.worker_process import ignore_stop_signals, stop_signals_blocked
+from training.ppo.config import TrainConfig
+from training.ppo.game_setup import eval_env, scripted_seats
 
 #: games the demonstrations are played in at once, all workers together: every game slot is played for about
 #: decisions / 64 steps, restarting when a game ends, whatever the number of workers
@@ -116,7 +116,8 @@ def collect_parallel(
         if share > 0
     ]
     # the workers ignore Ctrl-C and SIGTERM: a terminal or `timeout` sends them to the whole process group, and the
-    # run itself decides what to do with them (finish the warm start, then write a checkpoint: training/interrupt.py)
+    # run itself decides what to do with them (finish the warm start, then write a checkpoint:
+    # training/distributed/interrupt.py)
     spawn = mp.get_context("spawn")
     with ProcessPoolExecutor(len(tasks), mp_context=spawn, initializer=ignore_stop_signals) as pool:
         with stop_signals_blocked():  # a signal while they start waits for their initializer (worker_process.py)
@@ -151,7 +152,7 @@ class CloneLoss:
 
     The loss is the minibatch's mean cross-entropy of the teacher's actions plus half the mean squared error
     of the outcomes; each term is a sum over the chunk divided by the minibatch's size ``n``, so the chunks'
-    gradients add up to the minibatch's. A :class:`training.update_processes.BatchedWork` whose ``batch`` is
+    gradients add up to the minibatch's. A :class:`training.ppo.update_processes.BatchedWork` whose ``batch`` is
     the minibatch itself (obs, masks, actions, values): an update process gets a megabyte or two per
     minibatch, never the whole demonstration set (hundreds of MB of shared memory).
     """
@@ -188,14 +189,14 @@ def clone(
     """Train ``net`` to choose the teacher's actions (cross-entropy over legal actions) and predict outcomes.
 
     Each minibatch runs in cache-sized chunks (``policies.domain_wheel.network.chunk_rows``) on ``threads``
-    (a :class:`training.network_threads.NetworkThreads`: the trainer's, so the clone uses every core the PPO
+    (a :class:`training.ppo.network_threads.NetworkThreads`: the trainer's, so the clone uses every core the PPO
     update uses; None: the calling thread), as the PPO update does. Return the last epoch's mean loss and
     accuracy.
     """
     import torch
 
     from policies.domain_wheel.network import chunk_rows
-    from training.network_threads import NetworkThreads
+    from training.ppo.network_threads import NetworkThreads
 
     device = torch.device(device)
     demos = {key: torch.from_numpy(data[key]).to(device) for key in ("obs", "masks", "actions", "values")}
@@ -230,7 +231,7 @@ def clone(
 def warm_start(net: Any, config: TrainConfig, writer: Any, device: Any, threads: Any = None) -> None:
     """Clone the configured scripted AI into ``net`` before PPO; log its loss and accuracy, print a line.
 
-    ``threads``: the trainer's :class:`training.network_threads.NetworkThreads` (None: the calling thread).
+    ``threads``: the trainer's :class:`training.ppo.network_threads.NetworkThreads` (None: the calling thread).
     """
     import os
 

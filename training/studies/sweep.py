@@ -1,10 +1,10 @@
 """Design studies: ``dw sweep SPEC.yaml`` plays a grid of game options x line-ups and measures each cell.
 
 A *cell* is one set of game options (rule 10) and one line-up of three seats. Each cell plays
-``games_per_cell`` arena games split evenly over the six seatings (:func:`training.arena.schedule`,
-:func:`training.arena.play_game`), every game seeded from ``(seed, game index)`` exactly as in the arena, so
+``games_per_cell`` arena games split evenly over the six seatings (:func:`training.evaluation.arena.schedule`,
+:func:`training.evaluation.arena.play_game`), every game seeded from ``(seed, game index)`` exactly as in the arena, so
 the same game index in two cells uses the same seat seeds (common random numbers: differences between
-cells are the options', not the dice's). Every game is replayed by :func:`training.sweep_stats.observe_game`
+cells are the options', not the dice's). Every game is replayed by :func:`training.studies.sweep_stats.observe_game`
 for its facts.
 
 A spec (YAML, strict: an unknown key, a wrong type or an option out of range is an error naming it)::
@@ -58,11 +58,11 @@ from dw_env.record import GameRecord, format_move, parse_move
 from gamecore.errors import brief, clip
 from gamecore.loaders import load_json, parse_json, read_text, read_yaml
 from policies.files import check_seat_spec, is_registered, load_policy_file
-from training.arena import GameTask, play_game, schedule, worker_start_method
-from training.arena_config import DEFAULT_OPENING_PLIES, ArenaConfig, Lineup, check_opening_plies
-from training.game_pool import GamePool
-from training.sweep_stats import Facts, observe_game, summarize_cell
-from training.worker_process import ignore_stop_signals
+from training.distributed.game_pool import GamePool
+from training.distributed.worker_process import ignore_stop_signals
+from training.evaluation.arena import GameTask, play_game, schedule, worker_start_method
+from training.evaluation.arena_config import DEFAULT_OPENING_PLIES, ArenaConfig, Lineup, check_opening_plies
+from training.studies.sweep_stats import Facts, observe_game, summarize_cell
 
 FORMAT = "domain-wheel-sweep"
 VERSION = 1
@@ -145,7 +145,7 @@ class LineupSpec(_Strict):
 
 
 class DetectorSpec(_Strict):
-    """Thresholds of the exploit finder (training/exploits.py)."""
+    """Thresholds of the exploit finder (training/studies/exploits.py)."""
 
     parked_turns: Annotated[int, Field(ge=1)] = 3
     early_rounds: Annotated[int, Field(ge=1)] = 5
@@ -500,7 +500,7 @@ def _play_chunk(chunk: list[tuple[int, Cell, GameTask]]) -> list[tuple[int, Fact
 
 def _cluster_results(items: list[tuple[int, Cell, GameTask]], address: str) -> Iterator[tuple[int, Facts]]:
     """Yield the items' games played in chunks on the Ray cluster at ``address``; a lost chunk is replayed once."""
-    from training import cluster
+    from training.distributed import cluster
 
     with cluster.connect(address):
         size = cluster.chunk_size(len(items), cluster.cluster_cpus())
@@ -535,7 +535,7 @@ def run_sweep(
 ) -> tuple[list[Cell], list[dict[str, Any]], int]:
     """Play every unfinished cell of the sweep on ``workers`` processes; return (cells, cell.json data, played).
 
-    With ``cluster`` (an address for :func:`training.cluster.connect`) the games run as Ray tasks instead;
+    With ``cluster`` (an address for :func:`training.distributed.cluster.connect`) the games run as Ray tasks instead;
     the cells' files are the same as a local run's.
 
     Finished cells are read from ``out`` (unless ``fresh``); each cell is written as soon as its last game

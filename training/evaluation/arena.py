@@ -13,18 +13,18 @@ every seating of every line-up therefore starts with the same ``opening_plies`` 
 (:func:`opening_moves`, a pure function of ``(options, seed, j, plies)``): comparisons stay paired, every
 opening is played from all six seats, and the seats' policies take over from the position it leaves.
 Each result row carries the opening's index and a hash of the game's whole move list, from which
-:mod:`training.arena_stats` counts the distinct games behind every win rate.
+:mod:`training.evaluation.arena_stats` counts the distinct games behind every win rate.
 
 Scoring conventions (printed with every table):
 
 * a game's ``k`` joint winners (rule 9.5) each get ``1/k`` of a win;
 * a game stopped at the round limit (truncation, resolution A57, not a rule ending) has no winner; its
   leaders by score are reported separately (``leader rate``);
-* the rating (:mod:`training.rating`) ranks each game's seats by result: winners first, then the others
+* the rating (:mod:`training.evaluation.rating`) ranks each game's seats by result: winners first, then the others
   by score (truncated games by score alone).
 
-:func:`run_arena` plays the games and returns the summary computed by :mod:`training.arena_stats`;
-:mod:`training.arena_report` prints the table and writes results.json, results.csv, the chart and the
+:func:`run_arena` plays the games and returns the summary computed by :mod:`training.evaluation.arena_stats`;
+:mod:`training.evaluation.arena_report` prints the table and writes results.json, results.csv, the chart and the
 selected game records.
 """
 
@@ -45,10 +45,10 @@ import numpy as np
 from policies import bounded, games
 from policies.base import Policy
 from policies.games.base import BoardGame
-from training.arena_config import SEAT_TIME_LIMIT, ArenaConfig, Lineup
-from training.arena_stats import summarize
-from training.game_pool import GamePool
-from training.worker_process import ignore_stop_signals
+from training.distributed.game_pool import GamePool
+from training.distributed.worker_process import ignore_stop_signals
+from training.evaluation.arena_config import SEAT_TIME_LIMIT, ArenaConfig, Lineup
+from training.evaluation.arena_stats import summarize
 
 
 @dataclass(frozen=True)
@@ -74,11 +74,11 @@ def worker_start_method(files: bool) -> str:
     """Return how to start game worker processes: "fork" (fast) when it is safe, else "spawn".
 
     Fork is safe while only numpy and numba are loaded. Policy files (``files``: torch) get fresh processes. So
-    does a process where a Ray client has run (:func:`training.cluster.ray_client_ran`): its gRPC threads keep
-    running even after ``ray.shutdown()``, and a forked child can wait for ever on a lock one of them held at
+    does a process where a Ray client has run (:func:`training.distributed.cluster.ray_client_ran`): its gRPC threads
+    keep running even after ``ray.shutdown()``, and a forked child can wait for ever on a lock one of them held at
     the fork (seen: a sweep's workers hung after a cluster run in the same process).
     """
-    from training.cluster import ray_client_ran
+    from training.distributed.cluster import ray_client_ran
 
     if files or ray_client_ran() or "fork" not in mp.get_all_start_methods():
         return "spawn"
@@ -175,7 +175,7 @@ def play_game(
     game_id: str = games.DEFAULT_GAME,
     time_limit: float = SEAT_TIME_LIMIT,
 ) -> dict[str, Any]:
-    """Play one game of ``game_id`` to its end; return its result row (``training.arena_report.row_fields``).
+    """Play one game of ``game_id`` to its end; return its result row (``training.evaluation.arena_report.row_fields``).
 
     The game first plays the ``opening_plies`` plies of opening ``task.opening`` (:func:`opening_moves`),
     then the seats' policies, each decision within ``time_limit`` seconds (:func:`play_seat`); ``on_move``
@@ -276,11 +276,11 @@ def _play_chunk(job: tuple[Any, ...]) -> list[dict[str, Any]]:
 
 
 def _cluster_rows(config: ArenaConfig, tasks: list[GameTask]) -> Iterator[dict[str, Any]]:
-    """Yield the rows of ``tasks`` played in chunks on the connected Ray cluster (:mod:`training.cluster`).
+    """Yield the rows of ``tasks`` played in chunks on the connected Ray cluster (:mod:`training.distributed.cluster`).
 
     A chunk whose worker is lost is played again; each chunk's rows are yielded once.
     """
-    from training import cluster
+    from training.distributed import cluster
 
     size = cluster.chunk_size(len(tasks), cluster.cluster_cpus())
     jobs = [
@@ -296,7 +296,7 @@ def play_all(
 ) -> list[dict[str, Any]]:
     """Play every scheduled game on ``workers`` processes, or on the Ray ``cluster``; return the rows in game order.
 
-    ``cluster`` is an address for :func:`training.cluster.connect` ("auto", "local", HOST:PORT); the rows
+    ``cluster`` is an address for :func:`training.distributed.cluster.connect` ("auto", "local", HOST:PORT); the rows
     are the same as a local run's, since each game is a pure function of (options, seed, index).
     """
     from tqdm import tqdm
@@ -310,7 +310,7 @@ def play_all(
     bar = tqdm(total=len(tasks), unit="game", file=sys.stderr, disable=not progress, desc="arena")
     with contextlib.ExitStack() as stack:
         if cluster is not None:
-            from training.cluster import connect
+            from training.distributed.cluster import connect
 
             stack.enter_context(connect(cluster))
             results: Iterator[dict[str, Any]] = _cluster_rows(config, tasks)

@@ -70,7 +70,7 @@ def ray_client_ran() -> bool:
     or anyone's still initialised.
 
     Its gRPC threads keep running after ``ray.shutdown()``, so a process forked from this one can wait for ever
-    on a lock one of them held at the fork (training.arena.worker_start_method spawns instead).
+    on a lock one of them held at the fork (training.evaluation.arena.worker_start_method spawns instead).
     """
     ray = sys.modules.get("ray")
     initialized = getattr(ray, "is_initialized", None)
@@ -226,7 +226,7 @@ def cluster_cpus() -> int:
     """Return the number of CPUs of the connected cluster (at least 1)."""
     ray = require_ray()
     if not ray.is_initialized():
-        raise ClusterError("not connected to a Ray cluster: use training.cluster.connect(address) first")
+        raise ClusterError("not connected to a Ray cluster: use training.distributed.cluster.connect(address) first")
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 

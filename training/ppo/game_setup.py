@@ -1,9 +1,9 @@
 """What the trainer and its evaluation need from the game they train on: env, network and scripted seats.
 
-Domain Wheel (the default) trains on :class:`training.objectives.ObjectiveVectorEnv` with the hex network of
+Domain Wheel (the default) trains on :class:`training.ppo.objectives.ObjectiveVectorEnv` with the hex network of
 :mod:`policies.domain_wheel.network` and its two-phase scripted AIs; every other game of :mod:`policies.games` follows
 the board-game contract (:mod:`policies.games.board`): its own vector env with the same API, the board network of
-:mod:`policies.board_network` and seats that return env actions. The PPO loop (training/ppo.py) is the same.
+:mod:`policies.board_network` and seats that return env actions. The PPO loop (training/ppo/ppo.py) is the same.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from policies import games
-from training.config import TrainConfig
-from training.league import ScriptedSeats
+from training.ppo.config import TrainConfig
+from training.ppo.league import ScriptedSeats
 
 
 def is_domain_wheel(config: TrainConfig) -> bool:
@@ -26,7 +26,7 @@ def num_players(game_id: str) -> int:
 def make_env(config: TrainConfig, num_envs: int, threads: int, seed: int) -> Any:
     """Return the training vector env of the config's game (``copy=False``: the rollout copies what it keeps)."""
     if is_domain_wheel(config):
-        from training.objectives import ObjectiveVectorEnv
+        from training.ppo.objectives import ObjectiveVectorEnv
 
         return ObjectiveVectorEnv(
             num_envs,

@@ -1,6 +1,6 @@
 """A trainer's worker process: a fresh interpreter that serves it through a socket pair.
 
-The PPO update's replicas (training/update_processes.py) and the scripted AIs (training/scripted_processes.py)
+The PPO update's replicas (training/ppo/update_processes.py) and the scripted AIs (training/ppo/scripted_processes.py)
 run in such workers. A fresh interpreter, not multiprocessing's spawn: that one imports the caller's main
 script again, which runs a script's training a second time unless it is guarded by
 ``if __name__ == "__main__"``. The worker runs ``MODULE.worker_main(fd)`` on its end of the socket and
@@ -26,7 +26,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from training.interrupt import STOP_SIGNALS
+from training.distributed.interrupt import STOP_SIGNALS
 
 #: how often the trainer checks that a worker it waits on is still alive (seconds)
 POLL_SECONDS = 1.0
@@ -42,8 +42,8 @@ def ignore_stop_signals(parent: int | None = None) -> None:
     For every worker process (the update's replicas, the scripted AIs, the warm start's demonstrations, the
     bench's runs, the arena's and sweep's game pools): ``timeout`` or a job scheduler sends SIGTERM to the
     whole process group as a terminal sends SIGINT, and the main process decides what it means: ``dw train``
-    finishes its update (or warm start) with its workers and writes its checkpoint (training/interrupt.py);
-    the arena and sweeps kill their pools (training/game_pool.py) and say they were interrupted. A worker
+    finishes its update (or warm start) with its workers and writes its checkpoint (training/distributed/interrupt.py);
+    the arena and sweeps kill their pools (training/distributed/game_pool.py) and say they were interrupted. A worker
     that died of the signal would leave a trainer without the share it waits for, or (in
     ``multiprocessing.Pool``) a lock shared by the pool held for ever. Parents end them by message or SIGKILL.
     """
@@ -118,7 +118,7 @@ class WorkerProcess:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))}
         # signals ignored and the parent's death watched first thing, before the slow imports
         code = (
-            f"from training.worker_process import ignore_stop_signals; ignore_stop_signals({os.getpid()}); "
+            f"from training.distributed.worker_process import ignore_stop_signals; ignore_stop_signals({os.getpid()}); "
             f"from {module} import worker_main; worker_main({theirs.fileno()})"
         )
         with stop_signals_blocked():

@@ -20,9 +20,9 @@ def measure_strength(
     ``game`` is a :mod:`policies.games` adapter (default: Domain Wheel, one seat vs two copies of each AI).
     """
     from policies import games as game_adapters
-    from training.arena import play_all
-    from training.arena_config import ArenaConfig
-    from training.arena_stats import summarize
+    from training.evaluation.arena import play_all
+    from training.evaluation.arena_config import ArenaConfig
+    from training.evaluation.arena_stats import summarize
 
     adapter = game or game_adapters.get()
     copies = adapter.num_players - 1

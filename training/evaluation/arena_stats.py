@@ -22,8 +22,8 @@ import numpy as np
 
 from dw_env.info import PLAYER_NAMES
 from policies.games.base import TRUNCATION, BoardGame
-from training.arena_config import FORMAT, VERSION, ArenaConfig
-from training.rating import rate, rating_groups, wilson_interval
+from training.evaluation.arena_config import FORMAT, VERSION, ArenaConfig
+from training.evaluation.rating import rate, rating_groups, wilson_interval
 
 Row = dict[str, Any]
 
@@ -72,7 +72,7 @@ def outcome_key(row: Row) -> tuple[Any, ...]:
     """Return what a game's outcome is made of: line-up, who sat where, scores, winners, ending, rounds, plies.
 
     Seatings that put the same specs in the same seats (the two copies of a gauntlet's opponent swapped)
-    count as one, as they do in :func:`training.arena.game_hash`.
+    count as one, as they do in :func:`training.evaluation.arena.game_hash`.
     """
     return (
         row["lineup"],

@@ -1,8 +1,8 @@
 """The scripted AIs' seats in worker processes: ``run.scripted_workers: N`` (Domain Wheel, local rollouts).
 
 Why. The scripted AIs are Python: on the standard map a move costs Center, Balanced, Raider or Guardian
-0.24-0.35 ms on one core, and the trainer asks them on its own thread (training/league.py's
-:class:`~training.league.ScriptedSeats`). A league that plays most of its games against them, as the
+0.24-0.35 ms on one core, and the trainer asks them on its own thread (training/ppo/league.py's
+:class:`~training.ppo.league.ScriptedSeats`). A league that plays most of its games against them, as the
 shipped standard agent's stages 5-8 did (87% in stage 8), then asks for about 300 moves each time the 1,024
 games of a GPU run step once: about 100 ms, against a few ms for the network's batched pass. So on a GPU
 machine the AIs, not the GPU, set the pace, and a league light enough in AIs to keep the GPU busy trains the
@@ -12,7 +12,7 @@ slots play in N worker processes, one share of the slots each, while the trainer
 (and, with ``run.network_threads`` > 1, the other threads start the network's passes).
 
 How. Worker ``k`` owns the AIs of the slots ``slot % N == k``: one object per slot, seat and kind, made and
-reseeded exactly as :class:`~training.league.ScriptedSeats` does. Each step the trainer sends every worker
+reseeded exactly as :class:`~training.ppo.league.ScriptedSeats` does. Each step the trainer sends every worker
 the games its AIs must move in (their state arrays, stacked: a few kilobytes a game) together with the new games
 started since the last step, and reads back the env actions of each move. A move's second action waits in
 the trainer (``pending``), as in-process. Every AI draws only from its own generator and sees the same game
@@ -20,7 +20,7 @@ at the same call, so a run's decisions are exactly the in-process ones for any N
 N is not part of a run's results. A checkpoint reads the AIs' states (:attr:`ScriptedProcesses.policies`)
 from the workers, and a resumed run sends them the saved ones.
 
-A worker is a fresh interpreter (training/worker_process.py) that unpickles only what this trainer sends
+A worker is a fresh interpreter (training/distributed/worker_process.py) that unpickles only what this trainer sends
 through its own socket. A worker's error comes back with its traceback and is raised here; a worker that
 dies is reported by its exit code, never waited on forever; a worker whose trainer is gone sees its socket
 close and exits.
@@ -37,8 +37,8 @@ import numpy as np
 
 from dw_env.envs.actions import move_to_actions
 from dw_env.info import PLAYER_NAMES
-from training.league import ScriptedSeats, start_seats
-from training.worker_process import WorkerProcess, ignore_stop_signals
+from training.distributed.worker_process import WorkerProcess, ignore_stop_signals
+from training.ppo.league import ScriptedSeats, start_seats
 
 Key = tuple[int, int, str]  # (slot, seat, kind)
 
@@ -76,7 +76,7 @@ class ScriptedWorker(WorkerProcess):
 
 
 class ScriptedProcesses(ScriptedSeats):
-    """:class:`~training.league.ScriptedSeats` with the AIs in ``workers`` processes (module doc).
+    """:class:`~training.ppo.league.ScriptedSeats` with the AIs in ``workers`` processes (module doc).
 
     Domain Wheel's env only (its games travel as the engine's three state arrays). Call :meth:`close` when
     done; the workers also exit when this process does.

@@ -3,8 +3,8 @@
 The game is a parameter (``ArenaConfig.game``, an id of :mod:`policies.games`); Domain Wheel is the default,
 so a line-up has three specs unless the game has another number of players.
 
-Shared by the arena (training/arena.py), its statistics (training/arena_stats.py) and its report, so that
-none of them imports another in a circle.
+Shared by the arena (training/evaluation/arena.py), its statistics (training/evaluation/arena_stats.py) and its report,
+so that none of them imports another in a circle.
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ class ArenaConfig:
     """What to play: the game, line-ups, games per line-up (split over every seating), seed, the game's options.
 
     ``game`` is an id of :mod:`policies.games` and ``options`` that game's options (None: its defaults).
-    ``opening_plies`` K: every game starts with K random legal plies (:func:`training.arena.opening_moves`),
+    ``opening_plies`` K: every game starts with K random legal plies (:func:`training.evaluation.arena.opening_moves`),
     the same K plies for game ``j`` of every seating and every line-up; 0 starts every game from the
     initial position. ``seat_time_limit``: the seconds each seat decision may take (:mod:`policies.bounded`).
     """

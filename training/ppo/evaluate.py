@@ -2,14 +2,14 @@
 
 Game ``g`` seats the network at seat ``g % P`` (P players), so every seating is played equally often (the arena's
 "all seatings" for a line-up of one network and two copies of an AI). With ``opening_plies`` K > 0 game ``g``
-first plays the arena's opening ``g // P`` (:func:`training.arena.opening_moves`: K random legal plies, a pure
-function of the options, the seed and the index), so each opening is played from every seat and every opponent
+first plays the arena's opening ``g // P`` (:func:`training.evaluation.arena.opening_moves`: K random legal plies, a
+pure function of the options, the seed and the index), so each opening is played from every seat and every opponent
 meets the same openings; the seats take over from the position it leaves. Without openings a deterministic AI
 and a nearly deterministic network replay the same few games, and the win rate measures those few games
 (issue 11, item 8): the result counts the distinct games (seat and move list) next to the win rate.
 Games are run in parallel slots of a vector env; only the first ``games`` games started count, whatever order
 they finish in, so long games are not under-counted. The win credit follows the arena: a shared win of ``k``
-players counts ``1/k``, a truncated game 0. Intervals are Wilson 95% intervals (training/rating.py).
+players counts ``1/k``, a truncated game 0. Intervals are Wilson 95% intervals (training/evaluation/rating.py).
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 
 from policies import games as game_adapters
-from training.arena import game_hash, opening_moves
-from training.game_setup import eval_env, scripted_seats
-from training.league import game_result
-from training.rating import wilson_interval
+from training.evaluation.arena import game_hash, opening_moves
+from training.evaluation.rating import wilson_interval
+from training.ppo.game_setup import eval_env, scripted_seats
+from training.ppo.league import game_result
 
 
 @dataclass(frozen=True)
