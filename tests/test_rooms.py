@@ -1,5 +1,7 @@
 """The code's rooms import one way: the command line on top, then training, then policies, then dw_env.
 
+Inside ``training`` the sub-packages import one way too (:data:`TRAINING_FLOORS`).
+
 Every ``import`` statement is read from the sources (module level, inside functions and under
 ``TYPE_CHECKING`` alike), so a lazy import that reaches up is caught as well as a top-level one. Modules
 inside one room must not import each other in a circle either.
@@ -104,6 +106,47 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+#: training's sub-packages, from the bottom up (training/__init__.py's docstring): one imports only those on
+#: lower floors, so the exporter, the designer studies and the trainer, side by side, import none of each other.
+TRAINING_FLOORS = {"distributed": 0, "evaluation": 1, "export": 2, "studies": 2, "ppo": 2}
+
+
+def _upward(floors: dict[str, int], room: str, sub: str, imported: str) -> bool:
+    """Return whether ``imported`` names a sub-package of ``room`` that ``sub`` may not import (same floor or above)."""
+    parts = imported.split(".")
+    if parts[0] != room or len(parts) < 2 or parts[1] not in floors or parts[1] == sub:
+        return False
+    return floors[parts[1]] >= floors[sub]
+
+
+def test_training_is_all_sub_packages_each_with_a_floor() -> None:
+    """No module sits loose at the top of training/, and every sub-package has its floor."""
+    loose = sorted(p.name for p in (ROOT / "training").glob("*.py") if p.name != "__init__.py")
+    subs = sorted(p.name for p in (ROOT / "training").iterdir() if (p / "__init__.py").is_file())
+    assert not loose, f"modules outside a sub-package: {loose}"
+    assert subs == sorted(TRAINING_FLOORS)
+
+
+@pytest.mark.parametrize("sub", sorted(TRAINING_FLOORS))
+def test_training_sub_package_imports_only_lower_floors(sub: str) -> None:
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sorted((ROOT / "training" / sub).rglob("*.py"))
+        for name in _imports(path)
+        if _upward(TRAINING_FLOORS, "training", sub, name)
+    ]
+    assert not offenders, "training sub-package reaches sideways or up:\n" + "\n".join(sorted(set(offenders)))
+
+
+def test_the_floor_check_sees_a_sideways_and_an_upward_import() -> None:
+    """The trainer may use the arena; the arena may not use the trainer, nor the exporter the trainer."""
+    assert not _upward(TRAINING_FLOORS, "training", "ppo", "training.evaluation.arena")
+    assert not _upward(TRAINING_FLOORS, "training", "ppo", "training.ppo.league")
+    assert _upward(TRAINING_FLOORS, "training", "evaluation", "training.ppo.league")
+    assert _upward(TRAINING_FLOORS, "training", "export", "training.ppo.config.TrainConfig")
+    assert _upward(TRAINING_FLOORS, "training", "distributed", "training.evaluation")
+
+
 @pytest.mark.parametrize("room", ROOMS)
 def test_no_import_cycle_inside_a_room(room: str) -> None:
     cycle = _cycle(_graph(room))
@@ -115,8 +158,8 @@ def test_the_checks_see_a_cycle_and_an_upward_import(tmp_path: Path) -> None:
     graph = {"a.x": {"a.y"}, "a.y": {"a.x"}, "a.z": set()}
     assert _cycle(graph) == ["a.x", "a.y", "a.x"]
     source = tmp_path / "m.py"
-    source.write_text("def f():\n    from training.ppo import train\n", encoding="utf-8")
-    assert "training.ppo" in _imports(source)
+    source.write_text("def f():\n    from training.ppo.ppo import train\n", encoding="utf-8")
+    assert "training.ppo.ppo" in _imports(source)
 
 
 def test_no_working_notes_in_the_repository() -> None:
