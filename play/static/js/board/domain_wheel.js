@@ -14,6 +14,8 @@ import { t, seatName } from "../i18n.js";
 
 export const PLAYER_KEYS = ["blue", "green", "red"];
 export const PLAYER_COLOURS = ["#286ee6", "#28aa46", "#d7322d"];
+/** A cell's width across (CSS px) when a piece is picked: its destination (95 % of a cell) stays a 32 px tap target. */
+const TAP_PX = 36;
 const PLAYER_SHAPES = ["circle", "square", "triangle"]; // shapes tell players apart without colour
 
 /** The marker colour of a destination (rule 11.1): green normal move, orange double step / jump, violet swap. */
@@ -279,7 +281,7 @@ export class DomainWheelView {
   _drawHolds() {
     const { marks, badges } = this.map.layers;
     marks.replaceChildren();
-    badges.replaceChildren();
+    for (const old of badges.querySelectorAll(".hold-badge")) old.remove();
     const K = this.layout.options.turns_to_conquer;
     const perLand = new Map();
     for (const h of this.state.holds) {
@@ -366,6 +368,8 @@ export class DomainWheelView {
   _drawPieces() {
     const L = this.map.layers.pieces;
     L.replaceChildren();
+    if (!this._thronePoints?.isConnected) this._thronePoints = svg("g", { class: "throne-points" }, this.map.layers.badges);
+    this._thronePoints.replaceChildren();
     const locked = this.state.countdown ? this.state.countdown.holder : -1;
     for (const pc of this.state.pieces) {
       const [x, y] = this.grid.xy[pc.cell];
@@ -392,8 +396,10 @@ export class DomainWheelView {
       // a piece on a throne hides the points: show them as a small badge (rule 11.7)
       const land = this.layout.lands[this.layout.cellLand[pc.cell]];
       if (land.throne === pc.cell && land.points > 0) {
-        svg("circle", { cx: x + 0.9, cy: y - 0.9, r: 0.5, class: "points-badge" }, L);
-        const txt = svg("text", { x: x + 0.9, y: y - 0.9, class: "points small" }, L);
+        // in the badges layer, under every piece: it may not cover a neighbouring piece
+        const B = this._thronePoints;
+        svg("circle", { cx: x + 0.9, cy: y - 0.9, r: 0.5, class: "points-badge" }, B);
+        const txt = svg("text", { x: x + 0.9, y: y - 0.9, class: "points small" }, B);
         txt.textContent = String(land.points);
       }
     }
@@ -409,6 +415,8 @@ export class DomainWheelView {
   _drawDestinations() {
     const L = this.map.layers.dest;
     L.replaceChildren();
+    // while destinations show, the badges and point labels fade under them (css/board.css)
+    this.map.root.classList.toggle("choosing", this.selected >= 0 && !!this.dests);
     if (this.selected < 0 || !this.dests) return;
     for (const [dst, d] of this.dests) {
       const [x, y] = this.grid.xy[dst];
@@ -439,6 +447,7 @@ export class DomainWheelView {
 
   /** Select a piece (or drop the selection with -1); its destinations come from hooks.destinations. */
   async select(cell) {
+    delete this.map.root.dataset.framing;
     const cellOk = cell >= 0 && this._canSelect(cell);
     this.selected = cellOk ? cell : -1;
     this.dests = null;
@@ -459,9 +468,19 @@ export class DomainWheelView {
     this.dests = new Map(list.map((d) => [d.to, d]));
     this.map.root.dataset.selected = String(cell);
     this._drawDestinations();
+    this._frameSelection(cell);
     if (this._focusFirstDestination) this.map.layers.dest.querySelector("[tabindex]")?.focus();
     this._focusFirstDestination = false;
     this.hooks.onDestinations?.(cell, this.dests);
+  }
+
+  /** Bring a picked piece and its destinations on screen at a size a finger can tap (issue 46: 32 CSS px). */
+  _frameSelection(cell) {
+    const pts = [cell, ...this.dests.keys()].map((i) => this.grid.xy[i]);
+    const xs = pts.map((p) => p[0]);
+    const ys = pts.map((p) => p[1]);
+    this.map.frame([Math.min(...xs) - 1, Math.min(...ys) - 1, Math.max(...xs) + 1, Math.max(...ys) + 1], TAP_PX);
+    this.map.root.dataset.framing = "done";
   }
 
   _cellFromEvent(ev) {

@@ -120,13 +120,14 @@ export class HexMap {
     container.appendChild(this.root);
     this.defs = svg("defs", {}, this.root);
     this.layers = {};
-    for (const name of ["cells", "owners", "borders", "marks", "thrones", "labels", "trail", "pieces", "dest", "badges"]) {
+    // pieces and destinations are drawn last, so no badge or label ever hides or catches a click meant for them
+    for (const name of ["cells", "owners", "borders", "marks", "thrones", "labels", "trail", "badges", "pieces", "dest"]) {
       this.layers[name] = svg("g", { class: `layer-${name}` }, this.root);
     }
     const b = grid.bounds;
-    // room around the map for the panels laid over the board (cards, banner, toolbar)
-    const padX = 4 + 0.04 * (b.maxX - b.minX);
-    const padY = 3 + 0.12 * (b.maxY - b.minY);
+    // the panels sit beside the board (css/layout.css), so the whole map only needs room for the start names
+    const padX = 2.5;
+    const padY = 2.5;
     this.home = { x: b.minX - padX, y: b.minY - padY, w: b.maxX - b.minX + 2 * padX, h: b.maxY - b.minY + 2 * padY };
     this.view = { ...this.home };
     this.minW = 8;
@@ -194,6 +195,32 @@ export class HexMap {
     const h = (w * this.home.h) / this.home.w;
     this.view = { x: x - w / 2, y: y - h / 2, w, h };
     this._apply();
+  }
+
+  /**
+   * Frame the map box [x0, y0, x1, y1] with cells at least `px` CSS pixels across: zoom in only as far as that needs
+   * (a phone's overview shows cells of 10-20 px, too small to tap), and pan only when the box is not all on screen.
+   */
+  frame([x0, y0, x1, y1], px) {
+    const k = this._unitsPerPixel();
+    const factor = Math.max(1, (px * k) / SQRT3);
+    const cx = (x0 + x1) / 2;
+    const cy = (y0 + y1) / 2;
+    const v = this.view;
+    const [vx0, vy0] = this.clientToMap(...this._corner(0));
+    const [vx1, vy1] = this.clientToMap(...this._corner(1));
+    const onScreen = x0 >= vx0 && y0 >= vy0 && x1 <= vx1 && y1 <= vy1;
+    if (factor === 1 && onScreen) return;
+    const w = Math.max(this.minW, v.w / factor);
+    const h = (v.h * w) / v.w;
+    this.view = { x: cx - w / 2, y: cy - h / 2, w, h };
+    this._apply();
+  }
+
+  /** The top-left (0) or bottom-right (1) client corner of the SVG. */
+  _corner(which) {
+    const r = this.root.getBoundingClientRect();
+    return which ? [r.right, r.bottom] : [r.left, r.top];
   }
 
   /** Handle a camera key; returns true when it was one (WASD / arrows pan, +/- zoom, R overview). */

@@ -13,8 +13,11 @@ import { followSeats, leaveGame, rematchButton, seatMenu } from "./seat_menu.js"
 
 export const SPEEDS = ["normal", "fast", "instant"];
 
-function button(testid, i18n, onclick, extra = {}) {
-  return el("button", { type: "button", "data-testid": testid, "data-i18n": i18n, onclick, ...extra }, t(i18n));
+/** A toolbar button; `key` adds its keyboard shortcut as a hint that only a page with a keyboard shows (css/base.css). */
+function button(testid, i18n, onclick, { key, ...extra } = {}) {
+  if (!key) return el("button", { type: "button", "data-testid": testid, "data-i18n": i18n, onclick, ...extra }, t(i18n));
+  return el("button", { type: "button", "data-testid": testid, "aria-keyshortcuts": key, onclick, ...extra },
+    el("span", { "data-i18n": i18n }, t(i18n)), el("kbd", { class: "key-hint", "aria-hidden": "true" }, key));
 }
 
 export class GameScreen {
@@ -78,7 +81,7 @@ export class GameScreen {
     this.bannerEl = el("div", { class: "banner", "data-testid": "turn-banner", role: "status", "aria-live": "polite" });
     this.logEl = el("ol", { class: "log", "data-testid": "move-log", "aria-live": "polite" });
     this.detailsEl = el("aside", { class: "details panel", "data-testid": "land-details", hidden: true });
-    this.passBtn = button("pass", "game.pass", () => this.pass(), { hidden: spectator, title: "P" });
+    this.passBtn = button("pass", "game.pass", () => this.pass(), { hidden: spectator, key: "P" });
     this.endBtn = button("end-request", "game.end_request", () => this.endRequest(), { hidden: spectator, class: "danger" });
     this.speedSel = el("select", { "data-testid": "ai-speed", "aria-label": t("game.ai_speed"),
       "data-i18n-aria": "game.ai_speed", onchange: () => this.opts.conn.setSpeed(this.speedSel.value) },
@@ -90,11 +93,11 @@ export class GameScreen {
       "aria-label": t("game.zoom_in") });
     const zoomOut = button("zoom-out", "game.zoom_out_short", () => this.view.map.zoom(1 / 1.3),
       { "data-i18n-aria": "game.zoom_out", "aria-label": t("game.zoom_out") });
-    const overview = button("overview", "game.overview", () => this.view.map.overview(), { title: "R" });
-    const king = button("to-king", "game.to_king", () => this.toKing(), { title: "F" });
+    const overview = button("overview", "game.overview", () => this.view.map.overview(), { key: "R" });
+    const king = button("to-king", "game.to_king", () => this.toKing(), { key: "F" });
     const help = button("help-button", "game.help_short", () => this.toggleHelp(), { "data-i18n-aria": "game.help",
       "aria-label": t("game.help"), title: "? / H" });
-    const menu = button("menu-button", "game.menu", () => this.toggleMenu(), { title: "Esc" });
+    const menu = button("menu-button", "game.menu", () => this.toggleMenu(), { key: "Esc" });
     // the move log and the chat share one column; on a narrow screen it opens over the board from this button
     this.chat = new ChatPanel(this.opts.conn, { canWrite: !spectator,
       swatch: (p) => el("span", { class: `swatch p${p}`, "aria-hidden": "true" }) });
@@ -182,11 +185,6 @@ export class GameScreen {
     this.endBtn.title = t("game.end_hint", { E: this.layout.options.end_request_points });
     if (!mine) this._disarm();
     disableInputs(this.root.querySelector(".game-screen"));
-    if (prevTurn === undefined && this.seat !== null && this.layout.cells.length > 600) {
-      // a big map: start near your own pieces (R shows the whole map)
-      const k = this.view.kingCell(this.seat);
-      if (k >= 0) this.view.map.focusCell(k, 22);
-    }
     if (this.follow && prevTurn !== this.state.turn && !this.state.over) {
       const k = this.view.kingCell(this.state.turn);
       if (k >= 0) this.view.map.focusCell(k, 40);
