@@ -381,7 +381,7 @@ export class DomainWheelView {
         "data-player": pc.player,
         "aria-label": `${t(`player.${PLAYER_KEYS[pc.player]}`)} ${t(`board.${pc.kind}`)} ${this.layout.cells[pc.cell].join(",")}`,
         tabindex: movable ? 0 : null, // keyboard play: Tab to a piece, Enter or Space picks it
-        role: movable ? "button" : null,
+        role: movable ? "button" : "img", // a labelled group needs a role (axe: aria-prohibited-attr)
       }, L);
       const shape = PLAYER_SHAPES[pc.player];
       const colour = PLAYER_COLOURS[pc.player];
@@ -489,9 +489,12 @@ export class DomainWheelView {
   }
 
   _click(ev) {
-    if (!this.state) return;
-    const cell = this._cellFromEvent(ev);
-    if (cell < 0) return;
+    this._clickCell(this._cellFromEvent(ev));
+  }
+
+  /** What a click on a cell does: move the picked piece there, pick the piece there, or drop the piece. */
+  _clickCell(cell) {
+    if (!this.state || cell < 0) return;
     if (this.selected >= 0 && this.dests && this.dests.has(cell)) {
       const src = this.selected;
       this.selected = -1;
@@ -502,6 +505,57 @@ export class DomainWheelView {
     }
     if (this._canSelect(cell)) this.select(cell === this.selected ? -1 : cell);
     else if (this.selected >= 0) this.select(-1); // an illegal click drops the piece and changes nothing else
+  }
+
+  /**
+   * Keyboard play without ~26 Tab presses: arrows move a cursor over the cells (up and down keep to the cursor's
+   * column, zig-zagging between the two neighbours above or below), Enter or Space does what a click there does.
+   * Returns true when the key was one of them. The camera follows the cursor; hooks.onCursor hears where it is.
+   */
+  cursorKey(ev) {
+    if (!this.state) return false;
+    if (ev.key === "Enter" || ev.key === " ") {
+      if (this.cursor === undefined || this.cursor < 0) return false;
+      const picked = this._canSelect(this.cursor);
+      this._clickCell(this.cursor);
+      if (!picked) this._drawCursor(); // a move or a drop: the cursor stays where it is
+      return true;
+    }
+    const steps = { ArrowLeft: [[-1, 0]], ArrowRight: [[1, 0]], ArrowUp: [[0, -1], [1, -1]], ArrowDown: [[-1, 1], [0, 1]] };
+    const step = steps[ev.key];
+    if (!step) return false;
+    if (this.cursor === undefined || this.cursor < 0) {
+      const own = this.kingCell(this.seat ?? this.state.turn);
+      this.cursor = this.selected >= 0 ? this.selected : own >= 0 ? own : 0;
+    } else {
+      const [q, r] = this.layout.cells[this.cursor];
+      const near = step.map(([dq, dr]) => this.grid.cellAt(q + dq, r + dr)).filter((i) => i >= 0);
+      if (!near.length) return true; // the map's edge
+      if (step.length === 1) {
+        this._cursorX = null;
+        this.cursor = near[0];
+      } else {
+        const x = this._cursorX ?? this.grid.xy[this.cursor][0];
+        this._cursorX = x;
+        this.cursor = near.reduce((a, b) => (Math.abs(this.grid.xy[b][0] - x) < Math.abs(this.grid.xy[a][0] - x) ? b : a));
+      }
+    }
+    this._drawCursor();
+    const [x, y] = this.grid.xy[this.cursor];
+    this.map.frame([x - 1.5, y - 1.5, x + 1.5, y + 1.5], 0);
+    const there = this.map.root.querySelector(`.dest[data-cell="${this.cursor}"], .piece[data-cell="${this.cursor}"]`);
+    this.hooks.onCursor?.(this.cursor, there?.getAttribute("aria-label") || this.layout.cells[this.cursor].join(","));
+    return true;
+  }
+
+  _drawCursor() {
+    const L = this.map.layers.cursor;
+    L.replaceChildren();
+    if (this.cursor === undefined || this.cursor < 0) return;
+    const [x, y] = this.grid.xy[this.cursor];
+    const g = svg("g", { class: "board-cursor", "data-testid": "board-cursor", "data-cell": this.cursor }, L);
+    svg("polygon", { points: hexPoints(x, y, 0.98), class: "cursor-under" }, g);
+    svg("polygon", { points: hexPoints(x, y, 0.98), class: "cursor-over" }, g);
   }
 
   _hover(ev) {

@@ -121,7 +121,7 @@ export class HexMap {
     this.defs = svg("defs", {}, this.root);
     this.layers = {};
     // pieces and destinations are drawn last, so no badge or label ever hides or catches a click meant for them
-    for (const name of ["cells", "owners", "borders", "marks", "thrones", "labels", "trail", "badges", "pieces", "dest"]) {
+    for (const name of ["cells", "owners", "borders", "marks", "thrones", "labels", "trail", "badges", "pieces", "dest", "cursor"]) {
       this.layers[name] = svg("g", { class: `layer-${name}` }, this.root);
     }
     const b = grid.bounds;
@@ -227,6 +227,7 @@ export class HexMap {
   key(ev) {
     const k = ev.key.toLowerCase();
     const step = 0.12;
+    // arrows pan too where no board cursor takes them (a spectator, the tutorial): WASD always do (rule 11.10)
     const moves = { w: [0, -step], arrowup: [0, -step], s: [0, step], arrowdown: [0, step],
       a: [-step, 0], arrowleft: [-step, 0], d: [step, 0], arrowright: [step, 0] };
     if (moves[k]) {

@@ -9,7 +9,7 @@
 
 import { t, langSwitch, onLangChange, errorText, seatName } from "../i18n.js";
 import * as api from "../api.js";
-import { el } from "./hud.js";
+import { Announcer, el } from "./hud.js";
 import { showConnection } from "./connection.js";
 import { clockSelect, disableInputs, seatStatus, tickClocks } from "./presence.js";
 import { ChatPanel } from "./chat.js";
@@ -204,8 +204,9 @@ export class BoardGameScreen {
     const { game, title } = this.spec;
     this.boardEl = el("div", { class: "board-area" });
     this.cardsEl = el("div", { class: `${game}-cards`, "data-testid": "player-cards" });
-    this.bannerEl = el("div", { class: "banner panel", "data-testid": "turn-banner", role: "status", "aria-live": "polite" });
+    this.bannerEl = el("div", { class: "banner panel", "data-testid": "turn-banner" });
     this.logEl = el("ol", { class: "log", "data-testid": "move-log" });
+    this.announcer = new Announcer(); // the banner and log are redrawn on every view: it alone speaks what changed
     this.statusEl = el("span", { class: "conn", "data-testid": "conn-status" });
     this.overEl = el("div", { class: "overlay over-box", "data-testid": "game-over-panel", hidden: true });
     const leave = el("button", { type: "button", "data-testid": "leave", onclick: () => this.opts.onExit?.() }, t("game.leave"));
@@ -225,7 +226,7 @@ export class BoardGameScreen {
           leave, leaveGame(this, this.opts.conn), langSwitch(), this.statusEl),
         el("section", { class: "panel" }, el("h2", { text: t("game.log") }), this.logEl),
         this.chat.el),
-      this.overEl);
+      this.overEl, this.announcer.el);
     this.root.replaceChildren(this.screenEl);
   }
 
@@ -263,6 +264,8 @@ export class BoardGameScreen {
     }));
     disableInputs(this.screenEl);
     this.bannerEl.textContent = v.over ? this.result(v, (p) => this._name(p)) : this.turnBanner(v);
+    this.announcer.update(v.ply, v.over ? "over" : v.turn, (n) => (v.log || []).slice(-n).map((e) => this.logText(e)),
+      this.bannerEl.textContent);
     this.logEl.replaceChildren(...(v.log || []).map((e) => el("li", { value: e.ply, "data-testid": "log-entry",
       class: e.capture || e.base ? "capture" : "", text: this.logText(e) })));
     this.logEl.lastElementChild?.scrollIntoView?.({ block: "nearest" });

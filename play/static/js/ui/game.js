@@ -4,7 +4,9 @@
 
 import { t, translate, onLangChange, langSwitch, errorText } from "../i18n.js";
 import { DomainWheelView, cellIndex, normaliseLayout, normaliseState } from "../board/domain_wheel.js";
-import { el, playerName, renderBanner, renderCards, renderLandDetails, renderLog, resultText } from "./hud.js";
+import {
+  Announcer, el, logText, playerName, renderBanner, renderCards, renderLandDetails, renderLog, resultText,
+} from "./hud.js";
 import { helpPanel } from "./help.js";
 import { showConnection } from "./connection.js";
 import { disableInputs, seatStatus, tickClocks } from "./presence.js";
@@ -44,6 +46,11 @@ export class GameScreen {
         this._details();
       },
       interactive: this.seat !== null,
+      onCursor: (cell, label) => {
+        this.hoverLand = this.layout.cellLand[cell];
+        this._details();
+        this.announcer.say(label);
+      },
     });
     this.view.seat = this.seat;
     this._keys = (ev) => this._key(ev);
@@ -78,8 +85,10 @@ export class GameScreen {
     const spectator = this.seat === null;
     this.boardEl = el("div", { class: "board-wrap" });
     this.cardsEl = el("div", { class: "cards panel", "data-testid": "player-cards" });
-    this.bannerEl = el("div", { class: "banner", "data-testid": "turn-banner", role: "status", "aria-live": "polite" });
-    this.logEl = el("ol", { class: "log", "data-testid": "move-log", "aria-live": "polite" });
+    // the banner and the log are redrawn whole on every view: the announcer alone speaks what changed
+    this.bannerEl = el("div", { class: "banner", "data-testid": "turn-banner" });
+    this.logEl = el("ol", { class: "log", "data-testid": "move-log" });
+    this.announcer = new Announcer();
     this.detailsEl = el("aside", { class: "details panel", "data-testid": "land-details", hidden: true });
     this.passBtn = button("pass", "game.pass", () => this.pass(), { hidden: spectator, key: "P" });
     this.endBtn = button("end-request", "game.end_request", () => this.endRequest(), { hidden: spectator, class: "danger" });
@@ -125,7 +134,7 @@ export class GameScreen {
     this.root.replaceChildren(el("div", { class: "game-screen", "data-testid": "game-screen" },
       this.boardEl,
       el("div", { class: "hud-top" }, this.cardsEl, this.bannerEl, this.logPanel),
-      this.detailsEl, toolbar, this.helpEl, this.menuEl, this.overEl));
+      this.detailsEl, toolbar, this.helpEl, this.menuEl, this.overEl, this.announcer.el));
   }
 
   _pauseMenu() {
@@ -178,6 +187,11 @@ export class GameScreen {
     }
     renderBanner(this.bannerEl, this.layout, this.state, this.seat);
     renderLog(this.logEl, this.layout, this.state.log);
+    const st = this.state;
+    const turnText = st.over ? resultText(this.layout, st)
+      : st.turn === this.seat ? t("banner.your_turn") : t("banner.turn_of", { name: playerName(this.layout, st.turn) });
+    this.announcer.update(st.ply, st.over ? "over" : st.turn,
+      (n) => st.log.slice(-n).map((e) => logText(this.layout, e)), turnText);
     this._details();
     const mine = this.seat !== null && this.state.turn === this.seat && !this.state.over;
     this.passBtn.disabled = !mine;
@@ -294,6 +308,12 @@ export class GameScreen {
     }
     if (k === "f" || k === "F") {
       this.toKing();
+      ev.preventDefault();
+      return;
+    }
+    // Enter and Space on a focused control are that control's; on the page or the board they play at the cursor
+    const onControl = (k === "Enter" || k === " ") && ev.target !== document.body && !ev.target.closest?.(".board-wrap");
+    if (!onControl && this.seat !== null && this.view.cursorKey(ev)) {
       ev.preventDefault();
       return;
     }

@@ -211,3 +211,34 @@ export function renderLandDetails(root, layout, state, land, viewer) {
 function capitalise(text) {
   return text ? text[0].toLocaleUpperCase() + text.slice(1) : text;
 }
+
+/**
+ * A screen reader's voice for the game (WCAG 4.1.3): one visually hidden polite live region that says what changed
+ * since the last view, the new moves and whose turn it is, instead of live regions over panels that are redrawn
+ * whole on every view (which would read the whole log again).
+ */
+export class Announcer {
+  constructor() {
+    this.el = el("div", { class: "visually-hidden", role: "status", "aria-live": "polite", "aria-atomic": "true",
+      "data-testid": "announcer" });
+    this.ply = null;
+    this.turn = null;
+  }
+
+  /**
+   * Say the moves made since the last view (`moveTexts(n)`: the texts of the last n moves) and, when `turnKey` (the
+   * seat to move, or "over") changed, `turnText` (whose turn, or the result).
+   */
+  update(ply, turnKey, moveTexts, turnText) {
+    const parts = this.ply !== null && ply > this.ply ? moveTexts(Math.min(3, ply - this.ply)) : [];
+    if (turnKey !== this.turn) parts.push(turnText);
+    this.ply = ply;
+    this.turn = turnKey;
+    if (parts.length) this.say(parts.join(". "));
+  }
+
+  /** Say one line now (the board cursor's cell, an error). */
+  say(text) {
+    this.el.textContent = text;
+  }
+}

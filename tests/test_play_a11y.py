@@ -1,0 +1,111 @@
+"""The browser game's accessibility (issue 46, item 7): axe-core on every screen, keyboard play by arrows, the
+screen reader's live announcements, the favicon.
+
+axe-core comes from `.ci/run`'s npm step (tests/axe.py finds it; nothing is fetched at test time).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dw_env.engine import Game
+from dw_env.record import Recorder
+from tests.axe import axe_violations, needs_axe
+from tests.play_fixtures import LiveServer, needs_chromium
+
+pytestmark = needs_chromium
+pytest_plugins = ["tests.play_fixtures"]
+
+GAME = "[data-testid=game-screen]"
+SMALL = {"land_radius": 1, "map_radius": 2}
+
+#: every line the live region says from now on, kept in window.said (a MutationObserver: no polling, no timing)
+LISTEN_JS = """() => {
+  window.said = [];
+  const el = document.querySelector('[data-testid=announcer]');
+  new MutationObserver(() => window.said.push(el.textContent)).observe(el, {childList: true, characterData: true,
+    subtree: true});
+}"""
+
+
+def start_small_game(pg: Any, server: LiveServer) -> None:
+    pg.goto(server.url + "/")
+    pg.wait_for_selector("[data-testid=menu]")
+    for name, value in SMALL.items():
+        pg.fill(f"[data-testid=opt-{name}]", str(value))
+    pg.select_option("[data-testid=menu-ai-speed]", "instant")
+    pg.click("[data-testid=play]")
+    pg.wait_for_selector(f"{GAME}[data-ply='0'] .piece.movable")
+
+
+def cursor_qr(pg: Any) -> tuple[int, int]:
+    cell = pg.get_attribute("[data-testid=board-cursor]", "data-cell")
+    q, r = pg.get_attribute(f".cell[data-cell='{cell}']", "data-qr").split(",")
+    return int(q), int(r)
+
+
+@needs_axe
+def test_axe_finds_nothing_serious_on_menu_game_tutorial_and_replays(page: Any, live_server: LiveServer) -> None:
+    """No serious or critical axe violation on the menus, a game with a piece picked, the tutorial and a replay."""
+    pg = page
+    console_errors: list[str] = []
+    pg.on("console", lambda msg: msg.type == "error" and console_errors.append(msg.text))
+    found: dict[str, list[str]] = {}
+    for route, ready in (
+        ("/", "[data-testid=menu] [data-testid=play]"),
+        ("/#alveole", "[data-testid=alveole-menu] [data-testid=play]"),
+        ("/#conquer", "[data-testid=conquer-menu] [data-testid=play]"),
+        ("/#tutorial", "[data-testid=tutorial-step][data-step='1']"),
+    ):
+        pg.goto(live_server.url + route)
+        pg.wait_for_selector(ready)
+        found[route] = axe_violations(pg)
+    pg.click("[data-testid=tutorial-next]")  # a step with a piece to move
+    pg.wait_for_selector("[data-testid=tutorial-step][data-step='2']")
+    found["tutorial step 2"] = axe_violations(pg)
+
+    start_small_game(pg, live_server)
+    found["game"] = axe_violations(pg)
+    pg.locator(".piece.movable").first.click()
+    pg.wait_for_selector("[data-testid=destination]")
+    found["game with a piece picked"] = axe_violations(pg)
+
+    rec = Recorder(Game.new(land_radius=1, map_radius=2, max_rounds=3), ["random", "random", "random"])
+    while not rec.game.over:
+        rec.play(rec.game.legal_moves()[0])
+    rid = live_server.app.state.manager.records.save(rec.record.to_dict(), "a11y")
+    pg.goto(live_server.url + "/#replays")
+    pg.wait_for_selector(f"[data-testid=replay-item][data-id='{rid}']")
+    found["replays"] = axe_violations(pg)
+    pg.click(f"[data-testid=replay-item][data-id='{rid}']")
+    pg.wait_for_selector("[data-testid=replay][data-ply='0']")
+    found["replay"] = axe_violations(pg)
+    assert {k: v for k, v in found.items() if v} == {}
+    # the favicon is there: a page load logs no error (a missing /favicon.ico used to)
+    assert console_errors == []
+
+
+def test_arrows_move_a_cursor_enter_plays_and_the_live_region_says_it(page: Any, live_server: LiveServer) -> None:
+    """Keyboard play: → puts the cursor on your king, Enter picks it, arrows reach a destination, Enter moves there;
+    the polite live region announces the move and the turns that follow."""
+    pg = page
+    start_small_game(pg, live_server)
+    pg.keyboard.press("ArrowRight")  # the first arrow shows the cursor on your own king
+    king = pg.get_attribute(".piece.king.p0", "data-cell")
+    assert pg.get_attribute("[data-testid=board-cursor]", "data-cell") == king
+    assert "rey" in pg.inner_text("[data-testid=announcer]").lower()
+    pg.keyboard.press("Enter")
+    pg.wait_for_selector(f".piece.selected[data-cell='{king}']")
+    pg.wait_for_selector("[data-testid=destination]")
+    q, r = (int(x) for x in pg.get_attribute("[data-testid=destination]", "data-qr").split(","))
+    while cursor_qr(pg)[1] != r:  # rows first (up and down keep the column), then along the row
+        pg.keyboard.press("ArrowUp" if cursor_qr(pg)[1] > r else "ArrowDown")
+    while cursor_qr(pg)[0] != q:
+        pg.keyboard.press("ArrowLeft" if cursor_qr(pg)[0] > q else "ArrowRight")
+    pg.evaluate(LISTEN_JS)
+    pg.keyboard.press("Enter")
+    pg.wait_for_function("window.said.some((s) => s.includes('Tu turno'))")  # both AIs moved: your turn again
+    said = pg.evaluate("window.said")
+    first = pg.locator("[data-testid=log-entry]").last.inner_text()  # the log lists the newest first
+    assert any(first.split(" ", 1)[1] in line for line in said), (first, said)
+    assert any("Verde" in line for line in said), said  # the turns in between are announced too
