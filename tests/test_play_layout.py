@@ -251,3 +251,43 @@ def test_alveole_and_conquer_keep_their_side_panel_off_the_board(
         assert not overlaps(a, b), f"{name} {game}: the side panel {b} lies over the board {a}"
         no_horizontal_scroll(pg, f"{name} {game}")
         assert pg.evaluate(SMALL_TARGETS_JS, TAP) == [], f"{name} {game}: controls under {TAP} px"
+
+
+def test_camera_turns_by_keys_right_drag_and_two_fingers(page: Any, live_server: LiveServer) -> None:
+    """Rule 11.10: Q/E turn the camera by 15 degrees, so do a right-button drag and two fingers twisting; a turned
+    board still plays where it is clicked, and R shows the whole map unturned again."""
+    pg = page
+    start_game(pg, live_server, options={"land_radius": 1, "map_radius": 2})
+    angle = lambda: int(pg.get_attribute("svg.hexmap", "data-angle"))  # noqa: E731
+    for _ in range(6):
+        pg.keyboard.press("e")
+    assert angle() == 90
+    pg.keyboard.press("q")
+    assert angle() == 75
+    pg.locator(".piece.movable").first.click()  # hit-testing follows the turn
+    target = pg.locator("[data-testid=destination]").first
+    cell = target.get_attribute("data-cell")
+    target.click()
+    pg.wait_for_function(f"[...document.querySelectorAll('.piece.p0')].some((p) => p.dataset.cell === '{cell}')")
+
+    box = pg.locator("svg.hexmap").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    pg.mouse.move(x, y)
+    pg.mouse.down(button="right")
+    pg.mouse.move(x + 50, y, steps=5)  # 0.4 degrees a pixel
+    pg.mouse.up(button="right")
+    assert angle() == 95
+    pg.evaluate(
+        """([x, y]) => {
+          const el = document.querySelector('svg.hexmap');
+          const ev = (type, id, px, py) => el.dispatchEvent(new PointerEvent(type, {pointerId: id, pointerType: 'touch',
+            clientX: px, clientY: py, bubbles: true, isPrimary: id === 1}));
+          ev('pointerdown', 1, x - 50, y); ev('pointerdown', 2, x + 50, y);
+          ev('pointermove', 2, x - 50 + 100 * Math.cos(Math.PI / 6), y + 100 * Math.sin(Math.PI / 6));
+          ev('pointerup', 2, x, y); ev('pointerup', 1, x - 50, y);
+        }""",
+        [x, y],
+    )
+    assert angle() == 125  # the fingers' line turned by 30 degrees
+    pg.keyboard.press("r")
+    assert angle() == 0

@@ -105,7 +105,10 @@ export class HexGrid {
 
 /**
  * An SVG element with a camera. Zoom with the wheel (Shift: twice as fast), buttons or pinch; pan by dragging
- * (mouse or one finger) or with WASD/arrows (see keyPan). The camera is the viewBox, so strokes and text stay sharp.
+ * (mouse or one finger) or with WASD/arrows; turn with Q/E, a right-button drag or two fingers twisting (rule 11.10).
+ * Zoom and pan are the viewBox, so strokes and text stay sharp; the turn is a rotation of the layers' group about the
+ * map's centre, with texts and pieces turned back upright (css/board.css, --cam-angle). "User" coordinates below are
+ * the viewBox's (the screen's axes), "map" coordinates the cells' (hexmap.js's diagram).
  */
 export class HexMap {
   constructor(container, grid, { testid = "board" } = {}) {
@@ -120,9 +123,11 @@ export class HexMap {
     container.appendChild(this.root);
     this.defs = svg("defs", {}, this.root);
     this.layers = {};
+    this.camera = svg("g", { class: "camera" }, this.root);
+    this.angle = 0;
     // pieces and destinations are drawn last, so no badge or label ever hides or catches a click meant for them
     for (const name of ["cells", "owners", "borders", "marks", "thrones", "labels", "trail", "badges", "pieces", "dest", "cursor"]) {
-      this.layers[name] = svg("g", { class: `layer-${name}` }, this.root);
+      this.layers[name] = svg("g", { class: `layer-${name}` }, this.camera);
     }
     const b = grid.bounds;
     // the panels sit beside the board (css/layout.css), so the whole map only needs room for the start names
@@ -142,6 +147,37 @@ export class HexMap {
     const v = this.view;
     this.root.setAttribute("viewBox", `${v.x.toFixed(3)} ${v.y.toFixed(3)} ${v.w.toFixed(3)} ${v.h.toFixed(3)}`);
     this.root.dataset.zoom = (this.home.w / v.w).toFixed(3);
+    this.root.dataset.angle = String(Math.round(this.angle));
+    this.root.style.setProperty("--cam-angle", `${this.angle}deg`);
+    const [cx, cy] = this._pivot();
+    this.camera.setAttribute("transform", this.angle ? `rotate(${this.angle.toFixed(2)} ${cx} ${cy})` : "");
+  }
+
+  /** The map's centre, about which the camera turns. */
+  _pivot() {
+    return [this.home.x + this.home.w / 2, this.home.y + this.home.h / 2];
+  }
+
+  /** Map coordinates -> user (viewBox) coordinates under the camera's turn. */
+  toUser([x, y]) {
+    const [cx, cy] = this._pivot();
+    const a = (this.angle * Math.PI) / 180;
+    const [dx, dy] = [x - cx, y - cy];
+    return [cx + dx * Math.cos(a) - dy * Math.sin(a), cy + dx * Math.sin(a) + dy * Math.cos(a)];
+  }
+
+  /** Turn the camera by `deg` degrees about the centre of the screen (what is there stays there). */
+  turn(deg) {
+    const [cx, cy] = this._pivot();
+    const mid = [this.view.x + this.view.w / 2, this.view.y + this.view.h / 2];
+    const a = (-this.angle * Math.PI) / 180; // the map point now at the screen's centre...
+    const [dx, dy] = [mid[0] - cx, mid[1] - cy];
+    const onMap = [cx + dx * Math.cos(a) - dy * Math.sin(a), cy + dx * Math.sin(a) + dy * Math.cos(a)];
+    this.angle = (((this.angle + deg) % 360) + 540) % 360 - 180;
+    const [ux, uy] = this.toUser(onMap); // ...is kept there after the turn
+    this.view.x += ux - mid[0];
+    this.view.y += uy - mid[1];
+    this._apply();
   }
 
   /** Screen-to-map scale: map units per CSS pixel (the SVG keeps the aspect with "meet"). */
@@ -182,15 +218,16 @@ export class HexMap {
     this._apply();
   }
 
-  /** Show the whole map (rule 11.10: R). */
+  /** Show the whole map, unturned (rule 11.10: R). */
   overview() {
     this.view = { ...this.home };
+    this.angle = 0;
     this._apply();
   }
 
   /** Centre on a cell, zooming in to about `span` cells across. */
   focusCell(i, span = 24) {
-    const [x, y] = this.grid.xy[i];
+    const [x, y] = this.toUser(this.grid.xy[i]);
     const w = Math.min(this.home.w, span * SQRT3);
     const h = (w * this.home.h) / this.home.w;
     this.view = { x: x - w / 2, y: y - h / 2, w, h };
@@ -201,7 +238,10 @@ export class HexMap {
    * Frame the map box [x0, y0, x1, y1] with cells at least `px` CSS pixels across: zoom in only as far as that needs
    * (a phone's overview shows cells of 10-20 px, too small to tap), and pan only when the box is not all on screen.
    */
-  frame([x0, y0, x1, y1], px) {
+  frame([mx0, my0, mx1, my1], px) {
+    const corners = [[mx0, my0], [mx1, my0], [mx0, my1], [mx1, my1]].map((p) => this.toUser(p));
+    const [x0, y0] = [Math.min(...corners.map((c) => c[0])), Math.min(...corners.map((c) => c[1]))];
+    const [x1, y1] = [Math.max(...corners.map((c) => c[0])), Math.max(...corners.map((c) => c[1]))];
     const k = this._unitsPerPixel();
     const factor = Math.max(1, (px * k) / SQRT3);
     const cx = (x0 + x1) / 2;
@@ -246,6 +286,10 @@ export class HexMap {
       this.overview();
       return true;
     }
+    if (k === "q" || k === "e") {
+      this.turn(k === "q" ? -15 : 15);
+      return true;
+    }
     return false;
   }
 
@@ -254,6 +298,10 @@ export class HexMap {
     const pointers = new Map();
     let last = null;
     let pinch = null;
+    let turning = null; // a right-button drag turns the camera: degrees per pixel across
+    const TURN_PER_PX = 0.4;
+    const twist = (p1, p2) => (Math.atan2(p2[1] - p1[1], p2[0] - p1[0]) * 180) / Math.PI;
+    el.addEventListener("contextmenu", (ev) => ev.preventDefault());
     el.addEventListener(
       "wheel",
       (ev) => {
@@ -266,6 +314,11 @@ export class HexMap {
       { passive: false },
     );
     el.addEventListener("pointerdown", (ev) => {
+      if (ev.button === 2 && ev.pointerType === "mouse") {
+        turning = { x: ev.clientX, id: ev.pointerId };
+        el.setPointerCapture?.(ev.pointerId);
+        return;
+      }
       if (ev.button !== 0 && ev.pointerType === "mouse") return;
       pointers.set(ev.pointerId, [ev.clientX, ev.clientY]);
       this.dragMoved = false;
@@ -273,10 +326,15 @@ export class HexMap {
       last = [ev.clientX, ev.clientY];
       if (pointers.size === 2) {
         const [p1, p2] = [...pointers.values()];
-        pinch = { d: Math.hypot(p1[0] - p2[0], p1[1] - p2[1]) };
+        pinch = { d: Math.hypot(p1[0] - p2[0], p1[1] - p2[1]), a: twist(p1, p2) };
       }
     });
     el.addEventListener("pointermove", (ev) => {
+      if (turning && ev.pointerId === turning.id) {
+        this.turn((ev.clientX - turning.x) * TURN_PER_PX);
+        turning.x = ev.clientX;
+        return;
+      }
       if (!pointers.has(ev.pointerId)) return;
       pointers.set(ev.pointerId, [ev.clientX, ev.clientY]);
       if (pointers.size === 2 && pinch) {
@@ -285,6 +343,12 @@ export class HexMap {
         const [mx, my] = this.clientToMap((p1[0] + p2[0]) / 2, (p1[1] + p2[1]) / 2);
         if (pinch.d > 0) this.zoom(d / pinch.d, mx, my);
         pinch.d = d;
+        const a = twist(p1, p2); // two fingers turning: the camera turns with them
+        const da = ((a - pinch.a + 540) % 360) - 180;
+        if (Math.abs(da) > 0.5) {
+          this.turn(da);
+          pinch.a = a;
+        }
         this.dragMoved = true;
         return;
       }
@@ -299,6 +363,7 @@ export class HexMap {
       last = [ev.clientX, ev.clientY];
     });
     const up = (ev) => {
+      if (turning && ev.pointerId === turning.id) turning = null;
       pointers.delete(ev.pointerId);
       if (pointers.size < 2) pinch = null;
     };
