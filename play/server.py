@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import importlib
 import json
 import logging
 import mimetypes
@@ -329,7 +330,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        manager.start(games.available())
+        manager.start(games.available())  # the engines' kernels, on the AI workers
+        # the seat loaders too, beside them: the first network seat would otherwise wait seconds for torch's import
+        app.state.warm_up = asyncio.get_running_loop().run_in_executor(None, warm_seat_loaders, catalogue)
         yield
         await manager.shutdown()
 
@@ -354,6 +357,34 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     app.state.limits = limits
     app.add_middleware(HostGuard, check=HostCheck(cfg.allow_hosts))
     return app
+
+
+#: the seat kinds whose loaders import heavy modules (torch, onnxruntime) on first use
+LOADED_KINDS = frozenset({"checkpoint", "package", "search"})
+
+
+def warm_seat_loaders(catalogue: Catalogue) -> list[str]:
+    """Import the modules that load the catalogue's network, package and search seats; return their names.
+
+    Called in the background at start, before any room asks for such a seat (torch alone takes 1-5 s to import);
+    a catalogue of scripted seats only imports nothing. A loader that cannot be imported is logged and skipped:
+    its seat reports the error when someone picks it.
+    """
+    from policies import files
+
+    kinds = {s.kind for game in games.available() for s in catalogue.entries(game.game_id)}
+    if not kinds & LOADED_KINDS:
+        return []
+    targets = [*files.LOADERS.values(), files.PACKAGE_LOADER, *(load for _, load in files.PREFIXED.values())]
+    warmed = []
+    for module in dict.fromkeys(target.partition(":")[0] for target in targets):
+        try:
+            importlib.import_module(module)
+        except Exception as exc:  # noqa: BLE001 - a missing optional dependency must not stop the server
+            log.warning("could not warm up the seat loader %s: %s", module, brief(exc))
+            continue
+        warmed.append(module)
+    return warmed
 
 
 class HostGuard:

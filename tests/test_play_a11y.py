@@ -1,17 +1,19 @@
-"""The browser game's accessibility (issue 46, item 7): axe-core on every screen, keyboard play by arrows, the
-screen reader's live announcements, the favicon.
+"""The browser game's accessibility and polish (issue 46, item 7): axe-core on every screen, keyboard play by
+arrows, the screen reader's live announcements, the favicon, the seat loaders warmed at start.
 
 axe-core comes from `.ci/run`'s npm step (tests/axe.py finds it; nothing is fetched at test time).
 """
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from dw_env.engine import Game
 from dw_env.record import Recorder
+from play.server import warm_seat_loaders
 from tests.axe import axe_violations, needs_axe
-from tests.play_fixtures import LiveServer, needs_chromium
+from tests.play_fixtures import LiveServer, needs_chromium, wait_until
 
 pytestmark = needs_chromium
 pytest_plugins = ["tests.play_fixtures"]
@@ -109,3 +111,13 @@ def test_arrows_move_a_cursor_enter_plays_and_the_live_region_says_it(page: Any,
     first = pg.locator("[data-testid=log-entry]").last.inner_text()  # the log lists the newest first
     assert any(first.split(" ", 1)[1] in line for line in said), (first, said)
     assert any("Verde" in line for line in said), said  # the turns in between are announced too
+
+
+def test_the_server_warms_the_loaders_of_the_seats_it_offers(live_server: LiveServer) -> None:
+    """At start the server imports, in the background, the loaders of its network and search seats (torch's import
+    would otherwise hold up the first room that seats one); a catalogue of scripted seats only imports nothing."""
+    future = live_server.app.state.warm_up
+    warmed = wait_until(lambda: future.done() and future.result(), "the seat loaders' warm-up")
+    assert {"policies.network_policy", "policies.search"} <= set(warmed)
+    scripted_only = SimpleNamespace(entries=lambda game_id="domain_wheel": [SimpleNamespace(kind="scripted")])
+    assert warm_seat_loaders(scripted_only) == []  # type: ignore[arg-type]
