@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from dw_env.engine import Game
+from dw_env.record import Recorder
 from tests.axe import axe_violations, needs_axe
 from tests.play_fixtures import TIMEOUT_MS, LiveServer, needs_chromium
 
@@ -292,3 +294,27 @@ def test_camera_turns_by_keys_right_drag_and_two_fingers(page: Any, live_server:
     assert angle() == 125  # the fingers' line turned by 30 degrees
     pg.keyboard.press("r")
     assert angle() == 0
+
+
+def test_log_and_chat_sheet_opens_and_closes_on_a_phone(device: tuple[str, Any], live_server: LiveServer) -> None:
+    """Below 900 px the log and chat open over the board from the toolbar's Chat button, which stays free to close
+    them again; a replay keeps its move log on screen, apart from the board and the other panels."""
+    name, pg = device
+    start_game(pg, live_server, options={"land_radius": 1, "map_radius": 2})
+    if name != "desktop":
+        pg.click("[data-testid=chat-toggle]")
+        assert pg.is_visible("[data-testid=log-panel]")
+        pg.click("[data-testid=chat-toggle]")  # fails if the open sheet lies over the button
+        assert pg.is_hidden("[data-testid=log-panel]")
+    rec = Recorder(Game.new(land_radius=1, map_radius=2, max_rounds=2), ["random", "random", "random"])
+    while not rec.game.over:
+        rec.play(rec.game.legal_moves()[0])
+    rid = live_server.app.state.manager.records.save(rec.record.to_dict(), f"layout-{name}")
+    pg.goto(f"{live_server.url}/#replays")
+    pg.click(f"[data-testid=replay-item][data-id='{rid}']")
+    pg.wait_for_selector("[data-testid=replay][data-ply='0']")
+    pg.click("[data-testid=replay-last]")
+    pg.wait_for_selector("[data-testid=replay] [data-testid=log-entry]")
+    boxes = assert_panels_apart(pg, f"{name} replay")
+    assert ".log-panel" in boxes, f"{name}: the replay's move log is not shown"
+    no_horizontal_scroll(pg, f"{name} replay")
