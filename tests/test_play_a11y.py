@@ -12,6 +12,7 @@ from typing import Any
 from dw_env.engine import Game
 from dw_env.record import Recorder
 from play.server import warm_seat_loaders
+from tests import board_play_helpers as board
 from tests.axe import axe_violations, needs_axe
 from tests.play_fixtures import LiveServer, needs_chromium, wait_until
 
@@ -121,3 +122,36 @@ def test_the_server_warms_the_loaders_of_the_seats_it_offers(live_server: LiveSe
     assert {"policies.network_policy", "policies.search"} <= set(warmed)
     scripted_only = SimpleNamespace(entries=lambda game_id="domain_wheel": [SimpleNamespace(kind="scripted")])
     assert warm_seat_loaders(scripted_only) == []  # type: ignore[arg-type]
+
+
+def test_arrows_and_enter_play_alveole_and_conquer(page: Any, live_server: LiveServer) -> None:
+    """The two-player boards take the keyboard too: the first arrow shows the cursor (on a movable Alveole piece, at
+    the Conquer board's centre), Enter picks the piece or places the dot there."""
+    pg = page
+    pg.goto(live_server.url + "/#conquer")
+    pg.wait_for_selector("[data-testid=conquer-menu] [data-testid=play]")
+    board.play_from_menu(
+        pg, live_server, {"conquer-seat-kind-0": "human", "conquer-seat-kind-1": "random", "conquer-size": "9x9"}
+    )
+    pg.wait_for_selector("svg.conquer-board[data-interactive=true]")
+    pg.keyboard.press("ArrowRight")  # the first arrow shows the cursor at the centre, (4, 4) on 9x9
+    pg.keyboard.press("ArrowRight")
+    assert pg.inner_text("[data-testid=announcer]") == "5,4"
+    pg.keyboard.press("ArrowLeft")
+    assert pg.inner_text("[data-testid=announcer]") == "4,4"
+    pg.keyboard.press("Enter")
+    pg.wait_for_selector("[data-testid=dot][data-xy='4,4'][data-colour='1']")
+
+    pg.goto(live_server.url + "/#alveole")
+    pg.wait_for_selector("[data-testid=alveole-menu] [data-testid=play]")
+    board.play_from_menu(pg, live_server, {"alveole-seat-kind-0": "human", "alveole-seat-kind-1": "random"})
+    pg.wait_for_selector("[data-testid=movable-piece]")
+    pg.keyboard.press("ArrowDown")  # the first arrow shows the cursor on a movable piece
+    start = pg.inner_text("[data-testid=announcer]")
+    pg.keyboard.press("ArrowRight")
+    assert pg.inner_text("[data-testid=announcer]") != start
+    pg.keyboard.press("ArrowLeft")  # back along the row
+    assert pg.inner_text("[data-testid=announcer]") == start
+    pg.keyboard.press("Enter")
+    pg.wait_for_selector(f"svg.alveole-board[data-selected='{start}']")
+    assert pg.locator("[data-testid=destination]").count() > 0

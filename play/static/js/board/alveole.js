@@ -2,6 +2,8 @@
 // move (and its capture), the chosen piece's legal destinations (a ring: plain move; a red ring: capture) and, at
 // the end, the winning group. It knows no rule: movable pieces and destinations come from the server.
 
+import { PointCursor } from "./cursor.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 const SQRT3 = Math.sqrt(3);
 
@@ -52,7 +54,12 @@ export class AlveoleBoard {
     this.cellLayer = svg("g", { class: "alv-cells" });
     this.pieceLayer = svg("g", { class: "alv-pieces" });
     this.destLayer = svg("g", { class: "alv-dests" });
-    this.svg.append(this.cellLayer, this.pieceLayer, this.destLayer);
+    this.cursorLayer = svg("g", { class: "layer-cursor" });
+    this.svg.append(this.cellLayer, this.pieceLayer, this.destLayer, this.cursorLayer);
+    // keyboard play: the first arrow starts on one of your movable pieces, Enter does what a click there does
+    this.cursor = new PointCursor(this.cursorLayer, xs, { radius: 0.95, press: (i) => this._clickCell(i),
+      start: () => this.index.get(key(this.state?.movable?.[0] || [])) ?? Math.floor(xs.length / 2),
+      label: (i) => this.cellEls[i]?.dataset.qr ?? String(i) });
     this.cellEls = layout.cells.map(([q, r], i) => {
       const [x, y] = centre(q, r);
       const poly = svg("polygon", { class: "alv-cell", points: hexPoints(x, y), "data-cell": i, "data-qr": `${q},${r}` });
@@ -106,6 +113,11 @@ export class AlveoleBoard {
     this.dests = [];
     this.destLayer.replaceChildren();
     delete this.svg.dataset.selected;
+  }
+
+  /** Handle a board cursor key (arrows, Enter, Space); true when it was one. */
+  cursorKey(ev) {
+    return this.cursor.key(ev);
   }
 
   async _clickCell(i) {

@@ -2,6 +2,8 @@
 // rings drawn as links between dots, sealed territory shaded in its owner's colour, open bases (empty rings) marked
 // with faint dots, the last dot ringed. It knows no rule: the legal points and everything drawn come from the server.
 
+import { PointCursor } from "./cursor.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 
 function svg(tag, attrs = {}) {
@@ -29,14 +31,31 @@ export class ConquerBoard {
     this.ringLayer = svg("g", { class: "cq-rings" });
     this.dotLayer = svg("g", { class: "cq-dots" });
     this.legalLayer = svg("g", { class: "cq-legal" });
-    this.svg.append(this.territoryLayer, grid, this.ringLayer, this.dotLayer, this.legalLayer);
+    this.cursorLayer = svg("g", { class: "layer-cursor" });
+    this.svg.append(this.territoryLayer, grid, this.ringLayer, this.dotLayer, this.legalLayer, this.cursorLayer);
+    // keyboard play: the first arrow starts at the board's centre, Enter places a dot where that is legal
+    const points = Array.from({ length: w * h }, (_, i) => [i % w, Math.floor(i / w)]);
+    this.cursor = new PointCursor(this.cursorLayer, points, { radius: 0.42,
+      start: () => Math.floor(h / 2) * w + Math.floor(w / 2),
+      label: (i) => points[i].join(","),
+      press: (i) => {
+        const [x, y] = points[i];
+        if (this.interactive && this.legal?.some(([lx, ly]) => lx === x && ly === y)) this.hooks.onPlace([x, y]);
+      } });
     root.replaceChildren(this.svg);
+  }
+
+  /** Handle a board cursor key (arrows, Enter, Space); true when it was one. */
+  cursorKey(ev) {
+    return this.cursor.key(ev);
   }
 
   /** Draw a state view; ``mySeat`` is the seat this page plays (null for a spectator). */
   update(state, mySeat) {
     const w = state.width;
     const interactive = mySeat !== null && mySeat !== undefined && state.turn === mySeat && !state.over;
+    this.interactive = interactive;
+    this.legal = state.legal;
     this.svg.dataset.interactive = String(interactive);
     this.territoryLayer.replaceChildren();
     state.owner.forEach((o, i) => {

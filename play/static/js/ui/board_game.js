@@ -144,6 +144,21 @@ export class BoardGameScreen {
     this._ticker = setInterval(() => tickClocks(this.cardsEl), 1000);
     this._unlang = onLangChange(() => this.state && this.update(this.state));
     followSeats(this, opts.conn, this.screenEl, opts.conn.room?.room);
+    this._keys = (ev) => this._key(ev);
+    document.addEventListener("keydown", this._keys);
+  }
+
+  /** Keyboard play: the arrows move the board's cursor, Enter or Space play there (not on a focused control). */
+  _key(ev) {
+    if (this.seat === null || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.target.closest?.("input, select, textarea")) return;
+    const press = ev.key === "Enter" || ev.key === " ";
+    if (press && ev.target !== document.body && !ev.target.closest?.(".board-area")) return;
+    if (this.board.cursorKey?.(ev)) {
+      ev.preventDefault();
+      const at = this.board.cursor?.at;
+      if (!press && at >= 0) this.announcer.say(this.board.cursor.label(at));
+    }
   }
 
   /** Redraw the seat cards (the host's seat menu changed). */
@@ -195,6 +210,7 @@ export class BoardGameScreen {
 
   destroy() {
     this._unlang();
+    document.removeEventListener("keydown", this._keys);
     clearInterval(this._ticker);
     this.opts.conn.close?.();
     this.root.replaceChildren();
