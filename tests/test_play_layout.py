@@ -220,6 +220,13 @@ def test_domain_wheel_panels_leave_the_board_and_its_moves_free(
     pg.wait_for_selector("[data-testid=land-details]:not([hidden])")
     assert_panels_apart(pg, f"{name} game with the land details")
 
+    # below 900 px the log and chat open over the board from the toolbar's Chat button, which stays free to close
+    if name != "desktop":
+        pg.click("[data-testid=chat-toggle]")
+        assert pg.is_visible("[data-testid=log-panel]")
+        pg.click("[data-testid=chat-toggle]")  # fails if the open sheet lies over the button
+        assert pg.is_hidden("[data-testid=log-panel]")
+
 
 @needs_axe
 def test_contrast_holds_in_every_state(device: tuple[str, Any], live_server: LiveServer) -> None:
@@ -301,16 +308,9 @@ def test_camera_turns_by_keys_right_drag_and_two_fingers(page: Any, live_server:
     assert angle() == 0
 
 
-def test_log_and_chat_sheet_opens_and_closes_on_a_phone(device: tuple[str, Any], live_server: LiveServer) -> None:
-    """Below 900 px the log and chat open over the board from the toolbar's Chat button, which stays free to close
-    them again; a replay keeps its move log on screen, apart from the board and the other panels."""
+def test_a_replay_keeps_its_move_log_apart_from_the_board(device: tuple[str, Any], live_server: LiveServer) -> None:
+    """The replay viewer: its move log on screen at every size (a phone used to hide it), apart from the board."""
     name, pg = device
-    start_game(pg, live_server, options={"land_radius": 1, "map_radius": 2})
-    if name != "desktop":
-        pg.click("[data-testid=chat-toggle]")
-        assert pg.is_visible("[data-testid=log-panel]")
-        pg.click("[data-testid=chat-toggle]")  # fails if the open sheet lies over the button
-        assert pg.is_hidden("[data-testid=log-panel]")
     rec = Recorder(Game.new(land_radius=1, map_radius=2, max_rounds=2), ["random", "random", "random"])
     while not rec.game.over:
         rec.play(rec.game.legal_moves()[0])
