@@ -1,7 +1,8 @@
 """axe-core for the browser tests: where `.ci/run` installs it (npm, pinned), and a check that runs it on a page.
 
 Nothing is fetched at test time: the tests read ``axe.min.js`` from ``$DW_AXE_JS`` or from ``.ci-node/`` under the
-repository (``npm install --prefix .ci-node axe-core@VERSION``, as `.ci/run` does), and skip, saying so, without it.
+repository (``npm install --prefix .ci-node axe-core@VERSION``, as `.ci/run` and the README's test command do).
+Without it the checks fail, saying how to install it: a skipped accessibility check would pass silently.
 """
 
 from __future__ import annotations
@@ -18,10 +19,18 @@ AXE_JS = Path(
     os.environ.get("DW_AXE_JS")
     or Path(__file__).resolve().parents[1] / ".ci-node" / "node_modules" / "axe-core" / "axe.min.js"
 )
-needs_axe = pytest.mark.skipif(
-    not AXE_JS.exists(),
-    reason=f"the accessibility checks need axe-core at {AXE_JS} (npm install --prefix .ci-node axe-core@{AXE_VERSION})",
-)
+
+
+def require_axe() -> str:
+    """Return axe-core's script; fail the test, naming the install command, when it is not installed."""
+    if not AXE_JS.exists():
+        pytest.fail(
+            f"the accessibility checks need axe-core at {AXE_JS}: "
+            f"npm install --prefix .ci-node axe-core@{AXE_VERSION} (or set DW_AXE_JS to its axe.min.js)"
+        )
+    return AXE_JS.read_text(encoding="utf-8")
+
+
 #: the impacts that fail a check (axe's "minor" and "moderate" are reported by axe, not failed here)
 FAILING = ("serious", "critical")
 
@@ -29,7 +38,7 @@ FAILING = ("serious", "critical")
 def axe_violations(pg: Any, rules: list[str] | None = None, exclude: list[str] | None = None) -> list[str]:
     """Return one line per serious or critical axe violation on the page (rule, impact, first offending nodes)."""
     if not pg.evaluate("typeof window.axe !== 'undefined'"):
-        pg.add_script_tag(content=AXE_JS.read_text(encoding="utf-8"))
+        pg.add_script_tag(content=require_axe())
     options: dict[str, Any] = {"resultTypes": ["violations"]}
     if rules:
         options["runOnly"] = {"type": "rule", "values": rules}

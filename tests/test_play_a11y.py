@@ -6,6 +6,7 @@ axe-core comes from `.ci/run`'s npm step (tests/axe.py finds it; nothing is fetc
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -13,7 +14,7 @@ from dw_env.engine import Game
 from dw_env.record import Recorder
 from play.server import warm_seat_loaders
 from tests import board_play_helpers as board
-from tests.axe import axe_violations, needs_axe
+from tests.axe import axe_violations
 from tests.play_fixtures import LiveServer, needs_chromium, wait_until
 
 pytestmark = needs_chromium
@@ -47,7 +48,6 @@ def cursor_qr(pg: Any) -> tuple[int, int]:
     return int(q), int(r)
 
 
-@needs_axe
 def test_axe_finds_nothing_serious_on_menu_game_tutorial_and_replays(page: Any, live_server: LiveServer) -> None:
     """No serious or critical axe violation on the menus, a game with a piece picked, the tutorial and a replay."""
     pg = page
@@ -114,7 +114,7 @@ def test_the_server_warms_the_loaders_of_the_seats_it_offers(live_server: LiveSe
     would otherwise hold up the first room that seats one); a catalogue of scripted seats only imports nothing."""
     future = live_server.app.state.warm_up
     warmed = wait_until(lambda: future.done() and future.result(), "the seat loaders' warm-up")
-    assert {"policies.network_policy", "policies.search"} <= set(warmed)
+    assert {"policies.domain_wheel.network_policy", "policies.search"} <= set(warmed)
     scripted_only = SimpleNamespace(entries=lambda game_id="domain_wheel": [SimpleNamespace(kind="scripted")])
     assert warm_seat_loaders(scripted_only) == []  # type: ignore[arg-type]
 
@@ -150,3 +150,12 @@ def test_arrows_and_enter_play_alveole_and_conquer(page: Any, live_server: LiveS
     pg.keyboard.press("Enter")
     pg.wait_for_selector(f"svg.alveole-board[data-selected='{start}']")
     assert pg.locator("[data-testid=destination]").count() > 0
+
+
+def test_the_axe_version_is_the_one_ci_and_the_readme_install() -> None:
+    """tests/axe.py, .ci/run and the README's test command pin the same axe-core, so no one tests another."""
+    from tests.axe import AXE_VERSION
+
+    root = Path(__file__).resolve().parents[1]
+    assert f"AXE_VERSION={AXE_VERSION}\n" in (root / ".ci" / "run").read_text(encoding="utf-8")
+    assert f"axe-core@{AXE_VERSION}" in (root / "README.md").read_text(encoding="utf-8")

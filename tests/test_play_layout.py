@@ -19,7 +19,7 @@ import pytest
 
 from dw_env.engine import Game
 from dw_env.record import Recorder
-from tests.axe import axe_violations, needs_axe
+from tests.axe import axe_violations
 from tests.play_fixtures import TIMEOUT_MS, LiveServer, needs_chromium
 
 pytestmark = needs_chromium
@@ -228,7 +228,6 @@ def test_domain_wheel_panels_leave_the_board_and_its_moves_free(
         assert pg.is_hidden("[data-testid=log-panel]")
 
 
-@needs_axe
 def test_contrast_holds_in_every_state(device: tuple[str, Any], live_server: LiveServer) -> None:
     """WCAG AA: axe's colour-contrast rule on the game; our own ratio for hover, focus and the armed end request."""
     name, pg = device
