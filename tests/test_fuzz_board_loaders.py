@@ -5,7 +5,7 @@ one to three mutations: a field replaced by a value of the wrong type, a huge or
 deeply nested list, a near-miss string, a field deleted or an unknown one added. Random JSON values,
 random bytes and random text diagrams are thrown at the loaders too. Whatever comes in, each loader
 either returns a game (which then round-trips) or raises the package's :class:`PositionError`; never
-another exception. Bounded: few examples, a deadline per example, a fixed seed, no example database.
+another exception. Bounded: few examples of bounded size, a fixed seed, no example database.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from conquer_env.options import ConquerOptions
 
 FUZZ = settings(
     max_examples=60,
-    deadline=3000,  # ms per example: a hang or a runaway replay fails instead of stalling CI
+    deadline=None,  # no wall-clock limit: a loaded machine must not fail it; inputs are bounded by the loaders
     derandomize=True,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

@@ -7,7 +7,7 @@ names), a field deleted or an unknown one added. Whatever comes in, the loaders 
 accept it (and then the result round-trips and replays) or raise their documented error
 (:class:`PositionError`, :class:`RecordError`); ``dw show`` exits 0 or prints one line and
 exits 2; a game that refuses a move equals its copy from before. Bounded: few examples,
-a deadline per example, a fixed seed (``derandomize``), no example database on disk.
+a fixed seed (``derandomize``), no example database on disk.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from dw_env.record import GameRecord, RecordError
 
 FUZZ = settings(
     max_examples=60,
-    deadline=3000,  # ms per example: a hang or a runaway replay fails instead of stalling CI
+    deadline=None,  # no wall-clock limit: a loaded machine must not fail it; inputs are bounded by the loaders
     derandomize=True,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

@@ -1,6 +1,7 @@
 """Fuzzing sweep specs and strategy packages' manifests (issue 45): whatever text or mapping comes in, the
 loader gives a valid object or its own error (SpecError, PackageError: one bounded line), never another
-exception, never a hang. Bounded for CI: few examples, a deadline per example, a fixed seed, no database."""
+exception, never a hang. Bounded for CI: few examples of bounded size, a fixed seed, no database (no wall-clock
+deadline: load must not decide a test)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ CI_SPEC = ROOT / "configs" / "sweeps" / "ci.yaml"
 CI_TEXT = CI_SPEC.read_text(encoding="utf-8")
 FAST = settings(
     max_examples=40,
-    deadline=5000,  # ms per example: a hang or a runaway expansion fails instead of stalling CI
+    deadline=None,  # no wall-clock limit: a loaded machine must not fail it; inputs are bounded by the loaders
     derandomize=True,
     database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
