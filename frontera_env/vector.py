@@ -1,4 +1,4 @@
-"""Batched vector env for training: N Frontera games per call, numpy arrays in and out (not yet compiled).
+"""Batched vector env for training: N Frontera games per call, one compiled call per batch for the rules and masks.
 
 The same call shape as the other games' vector envs (``alveole_env.vector.AlveoleVectorEnv``)::
 
@@ -20,10 +20,14 @@ Outputs:
 * ``infos``: ``winner`` int8 ``[N]`` (-1 on rows that did not end or were truncated) and ``episode_steps``
   int32 ``[N]`` (actions of the game that ended, 0 elsewhere).
 
-Row ``i``'s ``k``-th game has seed ``seed + i + k*N``. Each row is a ``frontera_v0.raw_env`` stepped in a plain
-Python loop (eliminated seats' dead steps are taken for the caller): no compiled kernel yet, so it is as fast
-as the AEC env (docs/FRONTERA.md, "Environment"). An illegal action raises ValueError naming the row, the action,
-the seat and the allowed actions, and no game is stepped.
+Row ``i``'s ``k``-th game has seed ``seed + i + k*N``. Every row's state lives in one
+:class:`frontera_env.arrays.Batch`; ``step`` plays all rows and fills all masks in one compiled call
+(:func:`step_batch` over ``frontera_env.kernels``, which the lock-step test proves plays ``frontera_v0``'s
+games). Still Python: the deal of a new game (``Game.new``, once per game) and the observation, built as
+``frontera_v0`` builds it (``view`` then ``observation.encode``) through a State whose arrays are the row's
+(no copy); the observation is most of a step's time (docs/FRONTERA.md, "Compiled engine and benchmarks").
+An eliminated seat has no dead step to take here: rows always show the seat to act. An illegal action raises
+ValueError naming the row, the action, the seat and the allowed actions, and no game is stepped.
 """
 
 from __future__ import annotations
@@ -31,12 +35,32 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import njit
 from numpy.typing import NDArray
 
+from frontera_env import arrays, kernels
 from frontera_env.frontera_v0 import raw_env
+from frontera_env.observation import encode
 from frontera_env.rules_errors import brief
+from frontera_env.state import ACTIVE, OVER
+from frontera_env.view import view
 
-__all__ = ["FronteraVectorEnv"]
+__all__ = ["FronteraVectorEnv", "mask_batch", "step_batch"]
+
+
+@njit(cache=True, nogil=True)
+def step_batch(T, S, actions, masks, work):  # type: ignore[no-untyped-def]
+    """Play ``actions[g]`` in every row g and fill ``masks[g]`` with the next decision's mask (0s once over)."""
+    for g in range(S.sc.shape[0]):
+        kernels.step(T, S, g, actions[g], work)
+        kernels.mask(T, S, g, masks[g], work)
+
+
+@njit(cache=True, nogil=True)
+def mask_batch(T, S, rows, masks, work):  # type: ignore[no-untyped-def]
+    """Fill ``masks[g]`` for each row g in ``rows`` (after a restart)."""
+    for g in rows:
+        kernels.mask(T, S, g, masks[g], work)
 
 
 class FronteraVectorEnv:
@@ -51,6 +75,9 @@ class FronteraVectorEnv:
         self.players = first.options.players
         self.num_actions = first.layout.size
         self.observation_size = first.obs_layout.size
+        self.tables = arrays.tables(first.game.ctx, first.options.buckets, first.options.blitz)
+        self.batch = arrays.empty_batch(num_envs, self.players, first.board.territory_count)
+        self._work = kernels.workspace(first.board.territory_count)
         self.seed = self._check_seed(seed)
         self._games = np.zeros(num_envs, np.int64)
         self._steps = np.zeros(num_envs, np.int32)
@@ -71,24 +98,31 @@ class FronteraVectorEnv:
             self.seed = self._check_seed(seed)
             self._rng = np.random.default_rng(self.seed)
         self._games[:] = 0
-        for i in range(self.num_envs):
-            self._restart(i)
+        self._restart(np.arange(self.num_envs))
         return self.obs.copy(), self.masks.copy(), self.acting.copy()
 
-    def _restart(self, i: int) -> None:
-        env = self.envs[i]
-        env.reset(seed=self.seed + i + int(self._games[i]) * self.num_envs)
-        self._games[i] += 1
-        self._steps[i] = 0
-        self._observe(i)
+    def _restart(self, rows: NDArray[np.int64]) -> None:
+        """Deal each row's next game in Python, store it in the batch and fill its mask in one compiled call."""
+        for i in rows:
+            env = self.envs[i]
+            env.reset(seed=self.seed + int(i) + int(self._games[i]) * self.num_envs)
+            arrays.store(env.game.state, self.batch, i)
+            env.game.state = arrays.state_view(self.batch, i)  # the row is the game from now on
+            self._games[i] += 1
+            self._steps[i] = 0
+        mask_batch(self.tables, self.batch, rows, self.masks, self._work)
+        for i in rows:
+            self._observe(int(i))
 
     def _observe(self, i: int) -> None:
+        """Refresh row i's game object from the batch and encode its acting seat's observation (frontera_v0's)."""
         env = self.envs[i]
+        arrays.sync(self.batch, i, env.game.state)
+        env.selection.source = int(self.batch.sc[i, arrays.SEL_SOURCE])
+        env.selection.dest = int(self.batch.sc[i, arrays.SEL_DEST])
         seat = env.game.current
         self.acting[i] = seat
-        out = env.observe(env.possible_agents[seat])
-        self.obs[i] = out["observation"]
-        self.masks[i] = out["action_mask"]
+        encode(env.obs_layout, view(env.game.ctx, env.game.state, seat), env.selection, env._public(), self.obs[i])
 
     def step(self, actions: Any) -> tuple[Any, ...]:
         """Play one action in every row; return obs, masks, acting, rewards, terminated, truncated, infos."""
@@ -98,24 +132,36 @@ class FronteraVectorEnv:
         truncated = np.zeros(self.num_envs, np.bool_)
         winner = np.full(self.num_envs, -1, np.int8)
         episode_steps = np.zeros(self.num_envs, np.int32)
-        for i, env in enumerate(self.envs):
-            env.step(int(acts[i]))
-            self._steps[i] += 1
-            for agent, r in env.rewards.items():
-                rewards[i, env.possible_agents.index(agent)] += r
-            over = env.game.over
-            while env.agents and (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
-                env.step(None)  # the eliminated seats' (or, at the end, everyone's) dead steps
-            if over:
-                truncated[i] = bool(env.game.state.truncated)
-                terminated[i] = not truncated[i]
-                winner[i] = -1 if env.game.winner is None else env.game.winner
-                episode_steps[i] = self._steps[i]
-                self._restart(i)
-            else:
-                self._observe(i)
+        before = self.batch.status == ACTIVE
+        step_batch(self.tables, self.batch, acts, self.masks, self._work)
+        self._steps += 1
+        after = self.batch.status == ACTIVE
+        loss = -1.0 / (self.players - 1) if self.envs[0].options.rewards == "zero_sum" else -1.0
+        rewards[before & ~after] = loss  # spec 6.5: an eliminated seat's share on the step that eliminates it
+        over = self.batch.sc[:, arrays.PHASE] == OVER
+        for i in np.flatnonzero(over):
+            rewards[i] += self._final_rewards(int(i), after[i], loss)
+            truncated[i] = bool(self.batch.sc[i, arrays.TRUNCATED])
+            terminated[i] = not truncated[i]
+            winner[i] = self.batch.sc[i, arrays.WINNER]
+            episode_steps[i] = self._steps[i]
+        for i in np.flatnonzero(~over):
+            self._observe(int(i))
+        if over.any():
+            self._restart(np.flatnonzero(over))
         infos = {"winner": winner, "episode_steps": episode_steps}
         return self.obs.copy(), self.masks.copy(), self.acting.copy(), rewards, terminated, truncated, infos
+
+    def _final_rewards(self, i: int, alive: NDArray[np.bool_], loss: float) -> NDArray[np.float32]:
+        """Return the survivors' rewards at row i's end: winner +1, others the loss; shares at truncation (6.5)."""
+        out = np.zeros(self.players, np.float32)
+        if self.batch.sc[i, arrays.TRUNCATED]:
+            if self.envs[i].options.rewards == "zero_sum":
+                out[alive] = (self.players - alive.sum()) / ((self.players - 1) * alive.sum())
+            return out
+        out[alive] = loss
+        out[self.batch.sc[i, arrays.WINNER]] = 1.0
+        return out
 
     def _check_actions(self, actions: Any) -> NDArray[np.int64]:
         acts = np.asarray(actions)
