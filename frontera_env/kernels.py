@@ -559,12 +559,15 @@ def mask(T, S, g, out, work):  # type: ignore[no-untyped-def]
         out[o[4] + b] = 1
     opened = phase == REINFORCE and pool == 0 or phase == WINDOW
     if phase == ATTACK or (opened and hand < HAND_LIMIT):
-        for e in range(T.params[P_E]):
-            s, t = T.src[e], T.nbr[e]
-            if S.owner[g, s] == cur and S.armies[g, s] >= 2 and S.owner[g, t] != cur:  # R-5.1
-                out[o[2] + e] = 1
-                if T.params[P_BLITZ]:
-                    out[o[3] + e] = 1
+        blitz = T.params[P_BLITZ]
+        for s in range(n):  # only the current seat's territories: a P-th of the edges
+            if S.owner[g, s] != cur or S.armies[g, s] < 2:
+                continue
+            for e in range(T.nbr_off[s], T.nbr_off[s + 1]):
+                if S.owner[g, T.nbr[e]] != cur:  # R-5.1
+                    out[o[2] + e] = 1
+                    if blitz:
+                        out[o[3] + e] = 1
         out[o[5]] = 1
     if phase == REGROUP:
         _mask_regroup(T, S, g, cur, o, out, work)
@@ -651,15 +654,14 @@ def step(T, S, g, index, work):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def random_index(legal, count):  # type: ignore[no-untyped-def]
-    """Return a uniformly random legal index from ``legal`` (an int8 mask holding ``count`` ones)."""
-    k = np.random.randint(count)
+def random_index(legal, found):  # type: ignore[no-untyped-def]
+    """Return a uniformly random legal index of the int8 mask ``legal``; ``found`` is an int64 [A] buffer."""
+    k = 0
     for i in range(legal.shape[0]):
         if legal[i]:
-            if k == 0:
-                return i
-            k -= 1
-    return -1
+            found[k] = i
+            k += 1
+    return found[np.random.randint(k)]
 
 
 @njit(cache=True, nogil=True)
@@ -671,12 +673,13 @@ def random_games(T, S, seed, max_actions, legal, work):  # type: ignore[no-untyp
     """
     np.random.seed(seed)
     played = np.zeros(S.sc.shape[0], np.int64)
+    found = np.empty(legal.shape[0], np.int64)
     for g in range(S.sc.shape[0]):
         while S.sc[g, PHASE] != OVER:
             if played[g] >= max_actions:
                 played[g] = -played[g]
                 break
             mask(T, S, g, legal, work)
-            step(T, S, g, random_index(legal, np.sum(legal)), work)
+            step(T, S, g, random_index(legal, found), work)
             played[g] += 1
     return played

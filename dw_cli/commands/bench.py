@@ -23,9 +23,10 @@ BENCHMARKS: dict[str, str] = {
 GAME_BENCHMARKS: dict[tuple[str, str], str] = {
     ("engine", "alveole"): "dw_cli.bench.alveole",
     ("engine", "conquer"): "dw_cli.bench.conquer",
+    ("engine", "frontera"): "dw_cli.bench.frontera_engine",
 }
 #: the games ``--game`` accepts (Domain Wheel is the default of every benchmark)
-GAMES = ("domain_wheel", "alveole", "conquer")
+GAMES = ("domain_wheel", "alveole", "conquer", "frontera")
 
 
 #: the time one benchmark configuration may be measured for (seconds): long enough for one measured
@@ -56,7 +57,7 @@ def register(subparsers: Any) -> None:
         "--game",
         choices=GAMES,
         default="domain_wheel",
-        help="the game (default domain_wheel); alveole and conquer have the engine benchmark",
+        help="the game (default domain_wheel); alveole, conquer and frontera have the engine benchmark",
     )
     p.set_defaults(func=run)
 
