@@ -21,11 +21,11 @@ Outputs:
   int32 ``[N]`` (actions of the game that ended, 0 elsewhere).
 
 Row ``i``'s ``k``-th game has seed ``seed + i + k*N``. Every row's state lives in one
-:class:`frontera_env.arrays.Batch`; ``step`` plays all rows and fills all masks in one compiled call
-(:func:`step_batch` over ``frontera_env.kernels``, which the lock-step test proves plays ``frontera_v0``'s
-games). Still Python: the deal of a new game (``Game.new``, once per game) and the observation, built as
-``frontera_v0`` builds it (``view`` then ``observation.encode``) through a State whose arrays are the row's
-(no copy); the observation is most of a step's time (docs/FRONTERA.md, "Compiled engine and benchmarks").
+:class:`frontera_env.arrays.Batch`; ``step`` plays all rows, fills all masks and encodes all observations in
+one compiled call (:func:`step_batch` over ``frontera_env.kernels`` and ``frontera_env.observation_kernel``,
+which the lock-step test proves equal to ``frontera_v0``'s rules, masks and observations). Only the deal of a
+new game stays in Python (``Game.new``, once per game). ``envs`` are the rows' ``frontera_v0.raw_env`` dealers;
+reading it refreshes each one's ``game`` to the row's current position (its arrays are the row's, no copy).
 An eliminated seat has no dead step to take here: rows always show the seat to act. An illegal action raises
 ValueError naming the row, the action, the seat and the allowed actions, and no game is stepped.
 """
@@ -39,28 +39,35 @@ from numba import njit
 from numpy.typing import NDArray
 
 from frontera_env import arrays, kernels
+from frontera_env.arrays import CURRENT, PHASE
 from frontera_env.frontera_v0 import raw_env
-from frontera_env.observation import encode
+from frontera_env.observation_kernel import observe
 from frontera_env.rules_errors import brief
 from frontera_env.state import ACTIVE, OVER
-from frontera_env.view import view
 
-__all__ = ["FronteraVectorEnv", "mask_batch", "step_batch"]
+__all__ = ["FronteraVectorEnv", "observe_rows", "step_batch"]
 
 
 @njit(cache=True, nogil=True)
-def step_batch(T, S, actions, masks, work):  # type: ignore[no-untyped-def]
-    """Play ``actions[g]`` in every row g and fill ``masks[g]`` with the next decision's mask (0s once over)."""
+def step_batch(T, S, actions, out, work):  # type: ignore[no-untyped-def]
+    """Play ``actions[g]`` in every row g, then fill its mask and its seat to act's observation (:func:`observe_rows`).
+
+    ``out`` is ``(masks, obs, acting, static, fog, max_turns)``; rows that ended keep a zero mask.
+    """
     for g in range(S.sc.shape[0]):
         kernels.step(T, S, g, actions[g], work)
-        kernels.mask(T, S, g, masks[g], work)
+    observe_rows(T, S, np.arange(S.sc.shape[0]), out, work)
 
 
 @njit(cache=True, nogil=True)
-def mask_batch(T, S, rows, masks, work):  # type: ignore[no-untyped-def]
-    """Fill ``masks[g]`` for each row g in ``rows`` (after a restart)."""
+def observe_rows(T, S, rows, out, work):  # type: ignore[no-untyped-def]
+    """Fill each row's mask, seat to act and that seat's observation (spec 6.3, 6.4); nothing for ended rows."""
+    masks, obs, acting, static, fog, max_turns = out
     for g in rows:
         kernels.mask(T, S, g, masks[g], work)
+        if S.sc[g, PHASE] != OVER:
+            acting[g] = S.sc[g, CURRENT]
+            observe(T, static, S, g, acting[g], fog, max_turns, obs[g], work)
 
 
 class FronteraVectorEnv:
@@ -70,8 +77,8 @@ class FronteraVectorEnv:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or not 1 <= num_envs <= 65536:
             raise ValueError(f"num_envs must be an integer in 1..65536, got {brief(num_envs)}")
         self.num_envs = num_envs
-        self.envs = [raw_env(**options) for _ in range(num_envs)]
-        first = self.envs[0]
+        self._envs = [raw_env(**options) for _ in range(num_envs)]
+        first = self._envs[0]
         self.players = first.options.players
         self.num_actions = first.layout.size
         self.observation_size = first.obs_layout.size
@@ -85,6 +92,15 @@ class FronteraVectorEnv:
         self.obs = np.zeros((num_envs, self.observation_size), np.float32)
         self.masks = np.zeros((num_envs, self.num_actions), np.int8)
         self.acting = np.zeros(num_envs, np.int32)
+        options_out = (first.obs_layout.static, int(first.options.fog), first.options.max_turns)
+        self._out = (self.masks, self.obs, self.acting, *options_out)
+
+    @property
+    def envs(self) -> list[raw_env]:
+        """Return the rows' envs, each ``game`` refreshed to its row's current position (a view of the batch)."""
+        for i, env in enumerate(self._envs):
+            arrays.sync(self.batch, i, env.game.state)
+        return self._envs
 
     @staticmethod
     def _check_seed(seed: Any) -> int:
@@ -102,27 +118,15 @@ class FronteraVectorEnv:
         return self.obs.copy(), self.masks.copy(), self.acting.copy()
 
     def _restart(self, rows: NDArray[np.int64]) -> None:
-        """Deal each row's next game in Python, store it in the batch and fill its mask in one compiled call."""
+        """Deal each row's next game in Python, store it in the batch, then mask and observe in one compiled call."""
         for i in rows:
-            env = self.envs[i]
+            env = self._envs[i]
             env.reset(seed=self.seed + int(i) + int(self._games[i]) * self.num_envs)
             arrays.store(env.game.state, self.batch, i)
             env.game.state = arrays.state_view(self.batch, i)  # the row is the game from now on
             self._games[i] += 1
             self._steps[i] = 0
-        mask_batch(self.tables, self.batch, rows, self.masks, self._work)
-        for i in rows:
-            self._observe(int(i))
-
-    def _observe(self, i: int) -> None:
-        """Refresh row i's game object from the batch and encode its acting seat's observation (frontera_v0's)."""
-        env = self.envs[i]
-        arrays.sync(self.batch, i, env.game.state)
-        env.selection.source = int(self.batch.sc[i, arrays.SEL_SOURCE])
-        env.selection.dest = int(self.batch.sc[i, arrays.SEL_DEST])
-        seat = env.game.current
-        self.acting[i] = seat
-        encode(env.obs_layout, view(env.game.ctx, env.game.state, seat), env.selection, env._public(), self.obs[i])
+        observe_rows(self.tables, self.batch, rows, self._out, self._work)
 
     def step(self, actions: Any) -> tuple[Any, ...]:
         """Play one action in every row; return obs, masks, acting, rewards, terminated, truncated, infos."""
@@ -133,10 +137,10 @@ class FronteraVectorEnv:
         winner = np.full(self.num_envs, -1, np.int8)
         episode_steps = np.zeros(self.num_envs, np.int32)
         before = self.batch.status == ACTIVE
-        step_batch(self.tables, self.batch, acts, self.masks, self._work)
+        step_batch(self.tables, self.batch, acts, self._out, self._work)
         self._steps += 1
         after = self.batch.status == ACTIVE
-        loss = -1.0 / (self.players - 1) if self.envs[0].options.rewards == "zero_sum" else -1.0
+        loss = -1.0 / (self.players - 1) if self._envs[0].options.rewards == "zero_sum" else -1.0
         rewards[before & ~after] = loss  # spec 6.5: an eliminated seat's share on the step that eliminates it
         over = self.batch.sc[:, arrays.PHASE] == OVER
         for i in np.flatnonzero(over):
@@ -145,8 +149,6 @@ class FronteraVectorEnv:
             terminated[i] = not truncated[i]
             winner[i] = self.batch.sc[i, arrays.WINNER]
             episode_steps[i] = self._steps[i]
-        for i in np.flatnonzero(~over):
-            self._observe(int(i))
         if over.any():
             self._restart(np.flatnonzero(over))
         infos = {"winner": winner, "episode_steps": episode_steps}
@@ -156,7 +158,7 @@ class FronteraVectorEnv:
         """Return the survivors' rewards at row i's end: winner +1, others the loss; shares at truncation (6.5)."""
         out = np.zeros(self.players, np.float32)
         if self.batch.sc[i, arrays.TRUNCATED]:
-            if self.envs[i].options.rewards == "zero_sum":
+            if self._envs[i].options.rewards == "zero_sum":
                 out[alive] = (self.players - alive.sum()) / ((self.players - 1) * alive.sum())
             return out
         out[alive] = loss

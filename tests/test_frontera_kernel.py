@@ -14,7 +14,7 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
-from frontera_env import arrays, frontera_v0, kernels
+from frontera_env import arrays, frontera_v0, kernels, observation_kernel
 from frontera_env.encoding import Selection
 from frontera_env.prng import SplitMix64
 from frontera_env.state import ABANDONED, ELIMINATED, FORCED, OVER, REGROUP, WINDOW, State
@@ -76,6 +76,7 @@ def _lock_step(
         mine = arrays.load(batch, 0)
         assert mine.equals(env.game.state), f"action {played} ({index}): {_differences(mine, env.game.state)}"
         assert arrays.selection(batch, 0) == env.selection
+        _same_observations(env, tables, batch, work)
         seen[str(mine.phase)] += 1
         seen["eliminated"] += int(np.sum(mine.status == ELIMINATED) > 0)
         played += 1
@@ -85,6 +86,19 @@ def _lock_step(
     seen["left"] += int(np.any(final.status == ABANDONED))
     seen["actions"] = played
     return seen
+
+
+def _same_observations(env: frontera_v0.raw_env, tables: arrays.Tables, batch: arrays.Batch, work: object) -> None:
+    """Check the compiled observation against frontera_v0's for the seat to act and the seat after it (6.4)."""
+    if env.game.over:
+        return
+    acting = env.game.current
+    for seat in (acting, (acting + 1) % env.options.players):
+        theirs = env.observe(env.possible_agents[seat])["observation"]
+        mine = np.empty_like(theirs)
+        fog, turns = int(env.game.ctx.fog), env.options.max_turns
+        observation_kernel.observe(tables, env.obs_layout.static, batch, 0, seat, fog, turns, mine, work)
+        assert np.array_equal(mine, theirs), f"seat {seat}: observations differ at {np.flatnonzero(mine != theirs)}"
 
 
 @pytest.fixture(scope="module")
