@@ -21,7 +21,7 @@ from frontera_env.state import ABANDONED, ELIMINATED, FORCED, OVER, REGROUP, WIN
 
 #: (players, size, fog, cards, blitz, max_turns, seed, abandon_at): small and medium maps, 2..6 players
 GAMES = [
-    (2, "small", False, True, True, None, 101, None),
+    (2, "small", False, True, True, None, 100, None),
     (3, "small", True, True, True, 60, 7, 100),
     (4, "small", False, False, True, 60, 3, 150),
     (5, "small", True, True, False, 50, 11, None),

@@ -11,7 +11,7 @@ from frontera_env.encoding import action_mask
 from frontera_env.vector import FronteraVectorEnv
 
 #: (players, max_turns, rewards, seed): a 6-player game with eliminations then truncation, a 2-player win
-CASES = [(6, 60, "zero_sum", 17), (2, None, "win_loss", 40)]
+CASES = [(6, 60, "zero_sum", 17), (2, None, "win_loss", 45)]
 
 
 @pytest.mark.parametrize(("players", "turns", "rewards", "seed"), CASES)
