@@ -44,9 +44,21 @@ def _differences(mine: State, theirs: State) -> list[str]:
 
 
 def _lock_step(
-    players: int, size: str, fog: bool, cards: bool, blitz: bool, turns: int | None, seed: int, abandon_at: int | None
+    players: int,
+    size: str,
+    fog: bool,
+    cards: bool,
+    blitz: bool,
+    turns: int | None,
+    seed: int,
+    abandon_at: int | None,
+    empty_draw_at: int | None = None,
 ) -> Counter[str]:
-    """Play one seeded random game both ways; return what it visited. Fails at the first difference."""
+    """Play one seeded random game both ways; return what it visited. Fails at the first difference.
+
+    ``empty_draw_at``: before that action, every draw-pile card goes to the discard pile in both, so the next
+    draw reshuffles (R-8.1), which random play on a reference map seldom reaches.
+    """
     seen: Counter[str] = Counter()
     env = frontera_v0.raw_env(players=players, size=size, fog=fog, cards=cards, blitz=blitz, max_turns=turns)
     env.reset(seed=seed)
@@ -66,6 +78,12 @@ def _lock_step(
             arrays.store(env.game.state, batch, 0, env.selection)
             seen["abandon"] += 1
             continue
+        if played == empty_draw_at:
+            st = env.game.state
+            st.set_discard(st.discard_pile() + st.draw_pile())
+            st.set_draw([])
+            arrays.store(st, batch, 0, env.selection)
+        draw_before = env.game.state.draw_len
         kernels.mask(tables, batch, 0, legal, work)
         assert np.array_equal(legal, env._mask), (
             f"action {played}: masks differ at {np.flatnonzero(legal != env._mask).tolist()}"
@@ -78,6 +96,7 @@ def _lock_step(
         assert arrays.selection(batch, 0) == env.selection
         _same_observations(env, tables, batch, work)
         seen[str(mine.phase)] += 1
+        seen["reshuffle"] += int(draw_before == 0 and mine.draw_len > 0)
         seen["eliminated"] += int(np.sum(mine.status == ELIMINATED) > 0)
         played += 1
     final = arrays.load(batch, 0)
@@ -133,6 +152,11 @@ def test_lock_step_games_reach_every_phase_and_both_endings(
     for phase in (WINDOW, FORCED, REGROUP):
         assert seen[str(phase)] > 0, phase
     assert seen["eliminated"] > 0 and seen["won"] > 0 and seen["truncated"] > 0 and seen["left"] > 0
+
+
+def test_r8_1_kernel_reshuffles_the_discard_pile_as_the_engine_does() -> None:
+    seen = _lock_step(3, "small", False, True, True, 40, 7, None, empty_draw_at=60)
+    assert seen["reshuffle"] >= 1
 
 
 def test_g1_kernel_dice_follow_splitmix64() -> None:
