@@ -607,7 +607,11 @@ def _mask_regroup(T, S, g, cur, o, out, work):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True)
 def step(T, S, g, index, work):  # type: ignore[no-untyped-def]
-    """Play legal index ``index`` for the seat to act, as ``frontera_v0``'s ``_play`` (spec 6.2's decoding)."""
+    """Play legal index ``index`` for the seat to act, as ``frontera_v0``'s ``_play`` (spec 6.2's decoding).
+
+    The index is trusted (callers check it against :func:`mask`, as the vector env does): an illegal one
+    corrupts the row rather than raising, because a compiled hot path cannot afford the engine's checks.
+    """
     o = offsets(T)
     b = T.params[P_BUCKETS]
     phase, cur = S.sc[g, PHASE], S.sc[g, CURRENT]

@@ -39,7 +39,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from frontera_env import arrays, kernels
-from frontera_env.arrays import CURRENT, PHASE
+from frontera_env.arrays import CURRENT, PHASE, SEL_DEST, SEL_SOURCE
 from frontera_env.frontera_v0 import raw_env
 from frontera_env.observation_kernel import observe
 from frontera_env.rules_errors import brief
@@ -100,6 +100,8 @@ class FronteraVectorEnv:
         """Return the rows' envs, each ``game`` refreshed to its row's current position (a view of the batch)."""
         for i, env in enumerate(self._envs):
             arrays.sync(self.batch, i, env.game.state)
+            row = self.batch.sc[i]
+            env.selection.source, env.selection.dest = int(row[SEL_SOURCE]), int(row[SEL_DEST])
         return self._envs
 
     @staticmethod

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from frontera_env import frontera_v0
+from frontera_env import arrays, frontera_v0
 from frontera_env.encoding import action_mask
 from frontera_env.vector import FronteraVectorEnv
 
@@ -54,3 +54,14 @@ def _fresh_mask(venv: FronteraVectorEnv, turns: int | None) -> np.ndarray:
     env = frontera_v0.raw_env(players=venv.players, max_turns=turns)
     env.reset(seed=venv.seed + 0 + 1 * venv.num_envs)
     return action_mask(env.layout, env.game, env.selection, True, np.zeros(env.layout.size, np.int8))
+
+
+def test_vector_envs_show_each_rows_current_position_and_selection() -> None:
+    venv = FronteraVectorEnv(2, seed=3, players=2, max_turns=20)
+    venv.reset()
+    for _ in range(60):
+        venv.step(venv.sample_actions())
+    for i, env in enumerate(venv.envs):
+        assert env.game.state.equals(arrays.load(venv.batch, i))
+        assert env.selection == arrays.selection(venv.batch, i)
+        assert env.game.current == venv.acting[i]
