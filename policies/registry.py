@@ -18,6 +18,36 @@ _REGISTRY: dict[str, tuple[str, str]] = {
 }
 
 
+#: the other games' registered seats: game id -> {id: ("module:Class", Spanish display name, English name)}
+_GAME_SEATS: dict[str, dict[str, tuple[str, str, str]]] = {
+    "frontera": {
+        "random": ("policies.frontera.random_seat:RandomSeat", "Aleatoria", "Random"),
+        "expansionist": ("policies.frontera.expansionist:ExpansionistSeat", "Expansionista", "Expansionist"),
+        "continental": ("policies.frontera.continental:ContinentalSeat", "Continental", "Continental"),
+        "aggressor": ("policies.frontera.aggressor:AggressorSeat", "Agresora", "Aggressor"),
+        "defender": ("policies.frontera.defender:DefenderSeat", "Defensora", "Defender"),
+        "automatic": ("policies.frontera.automatic:AutomaticSeat", "Automática (reloj)", "Automatic (clock)"),
+    },
+}
+
+
+def game_seats(game_id: str) -> dict[str, tuple[str, str, str]]:
+    """Return a game's registered seats: id -> ("module:Class", Spanish display name, English name)."""
+    if game_id not in _GAME_SEATS:
+        raise ValueError(f"no seats registered for game {game_id!r}; games with seats here: {', '.join(_GAME_SEATS)}")
+    return dict(_GAME_SEATS[game_id])
+
+
+def make_game_seat(game_id: str, name: str, seed: int | None = None) -> Policy:
+    """Construct the seat ``name`` registered under ``game_id``; ValueError naming the seats there are."""
+    seats = game_seats(game_id)
+    if name not in seats:
+        raise ValueError(f"unknown {game_id} seat {name!r}; available: {', '.join(seats)}")
+    module, _, cls = seats[name][0].partition(":")
+    factory: Callable[..., Policy] = getattr(importlib.import_module(module), cls)
+    return factory(seed=seed)
+
+
 def register(name: str, target: str, display: str) -> None:
     """Register a policy class given as "module:Class" under ``name``."""
     _REGISTRY[name] = (target, display)

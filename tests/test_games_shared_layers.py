@@ -29,9 +29,9 @@ def _alveole(**options: int) -> object:
 def test_every_game_is_listed_and_unknown_ones_name_the_choices() -> None:
     from dw_cli.commands.arguments import GAME_IDS
 
-    assert games.available() == ["domain_wheel", "alveole", "conquer"]
+    assert games.available() == ["domain_wheel", "alveole", "conquer", "frontera"]
     assert tuple(games.GAMES) == GAME_IDS  # the CLI's copy (no engine import for --help) agrees
-    with pytest.raises(ValueError, match="unknown game 'chess'; allowed: domain_wheel, alveole, conquer"):
+    with pytest.raises(ValueError, match="unknown game 'chess'; allowed: domain_wheel, alveole, conquer, frontera"):
         games.get("chess")
 
 

@@ -76,11 +76,11 @@ def register(subparsers: Any) -> None:
     run.add_argument(
         "--opening-plies",
         type=int_at_least(0, MAX_OPENING_PLIES),
-        default=DEFAULT_OPENING_PLIES,
+        default=None,
         metavar="K",
         help=f"start every game with K random legal plies, the same for game j of every seating and line-up "
-        f"(0..{MAX_OPENING_PLIES}, default {DEFAULT_OPENING_PLIES}: one per colour; 0: every game from the "
-        "initial position)",
+        f"(0..{MAX_OPENING_PLIES}, default {DEFAULT_OPENING_PLIES}: one per colour, or the most the game allows "
+        "(Frontera: 0, its games differ by their dice); 0: every game from the initial position)",
     )
     run.add_argument(
         "--seat-time-limit",
@@ -123,6 +123,10 @@ def _options(args: argparse.Namespace) -> Any:
 
     adapter = games.get(args.game)
     pairs = option_pairs(args.option)
+    defaults = adapter.options_to_dict(adapter.default_options()) if args.game != DEFAULT_GAME else {}
+    if "players" in defaults and "players" not in pairs and args.lineup:
+        # a game whose number of players is an option (Frontera) takes it from the line-ups when not given
+        pairs["players"] = len(str(args.lineup[0]).split(","))
     if args.game != DEFAULT_GAME:
         used = [f for f, v in _dw_flags(args).items() if v]
         if used:
@@ -177,7 +181,11 @@ def run_command(args: argparse.Namespace) -> int:
         raise ValueError("say who plays: --players A B ... (round-robin or gauntlet) or --lineup A,B,C")
     from policies import games
 
-    lineups = build_lineups(mode, args.players, args.lineup, games.get(args.game))
+    adapter = games.get(args.game).for_options(options)
+    lineups = build_lineups(mode, args.players, args.lineup, adapter)
+    plies = args.opening_plies
+    if plies is None:
+        plies = min(DEFAULT_OPENING_PLIES, adapter.max_opening_plies(options))
     config = ArenaConfig(
         game=args.game,
         lineups=tuple(lineups),
@@ -187,7 +195,7 @@ def run_command(args: argparse.Namespace) -> int:
         bootstrap=args.bootstrap,
         mode=mode,
         players=tuple(args.players),
-        opening_plies=args.opening_plies,
+        opening_plies=plies,
         seat_time_limit=args.seat_time_limit,
     )
     if args.out is not None:

@@ -39,7 +39,7 @@ def seconds_limit(name: str) -> Callable[[str], float]:
 # ---- the game and its options -------------------------------------------------------------------------------
 #: the game ids ``--game`` accepts, repeated here so that ``dw --help`` imports no engine (a test checks
 #: they agree with policies.games.GAMES)
-GAME_IDS = ("domain_wheel", "alveole", "conquer")
+GAME_IDS = ("domain_wheel", "alveole", "conquer", "frontera")
 DEFAULT_GAME = "domain_wheel"
 
 

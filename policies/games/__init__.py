@@ -18,6 +18,7 @@ GAMES: dict[str, str] = {
     "domain_wheel": "policies.games.domain_wheel:DomainWheel",
     "alveole": "policies.games.alveole:Alveole",
     "conquer": "policies.games.conquer:Conquer",
+    "frontera": "policies.games.frontera:Frontera",
 }
 #: the game every command plays unless told otherwise
 DEFAULT_GAME = "domain_wheel"

@@ -59,9 +59,23 @@ class BoardGame(ABC):
     #: differ in cost: Domain Wheel's expand two phases, Alveole's are cheap and its agent needs depth)
     menu_search_playouts: int = 64
 
+    #: whether reports print beside every win rate the fair share of an equally strong strategy (games whose
+    #: number of players is an option; the three-seat and two-seat games' reports stay as they were)
+    report_fair_share: bool = False
+
     @property
     def num_players(self) -> int:
         return len(self.seat_names)
+
+    def for_options(self, options: Any) -> BoardGame:
+        """Return the adapter for a game of these options (or their dict form): itself, unless the number of
+        players is an option (Frontera), when the adapter with that many seats.
+        """
+        return self
+
+    def new_seeded_game(self, options: Any, seed: int) -> Any:
+        """Return a game whose chance (dice, deal) comes from ``seed``; games without chance ignore it."""
+        return self.new_game(options)
 
     # ---- options ---------------------------------------------------------------------------------------
     @abstractmethod

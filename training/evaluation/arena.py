@@ -63,6 +63,8 @@ class GameTask:
     seating: int
     seats: Lineup
     opening: int = 0
+    #: the game's number within its line-up: game j of every line-up plays on the same dice (:func:`game_seed`)
+    deal: int = 0
 
     def seat_seeds(self, base_seed: int) -> list[int]:
         """Return the per-seat policy seeds, a pure function of (base seed, game index)."""
@@ -98,8 +100,22 @@ def schedule(config: ArenaConfig) -> list[GameTask]:
         for si, seating in enumerate(seatings):
             seats = tuple(lineup[k] for k in seating)
             for j in range(base + (si < extra)):
-                tasks.append(GameTask(len(tasks), li, si, seats, j))
+                tasks.append(GameTask(len(tasks), li, si, seats, j, len(tasks) - li * config.games_per_lineup))
     return tasks
+
+
+#: the third word of a game seed's SeedSequence, so that its stream never equals seat seeds or openings
+_DICE_STREAM = 0x64696365  # "dice"
+
+
+def game_seed(base_seed: int, deal: int) -> int:
+    """Return the seed of game ``deal`` of every line-up (its lot, deal, deck and dice in games with chance).
+
+    A pure function of (run seed, the game's number within its line-up), never of the line-up: line-ups are
+    compared on the same dice (common random numbers).
+    """
+    state = np.random.SeedSequence([base_seed, deal, _DICE_STREAM]).generate_state(2, dtype=np.uint32)
+    return int(state[0]) << 32 | int(state[1])
 
 
 # ---- openings --------------------------------------------------------------------------------------------
@@ -181,10 +197,10 @@ def play_game(
     then the seats' policies, each decision within ``time_limit`` seconds (:func:`play_seat`); ``on_move``
     sees every action, the opening's included. The row's ``faults`` counts each seat's faults by kind.
     """
-    adapter = games.get(game_id)
+    adapter = games.get(game_id).for_options(options)
     seeds = task.seat_seeds(base_seed)
     policies = [_seat_policy(adapter, spec, s, seeds[s]) for s, spec in enumerate(task.seats)]
-    game = adapter.new_game(options)
+    game = adapter.new_seeded_game(options, game_seed(base_seed, task.deal))
     tracker = adapter.start_metrics(game)
     moves: list[tuple[int, ...]] = []
     faults: list[dict[str, int]] = [{} for _ in task.seats]
@@ -344,7 +360,8 @@ def play_all(
 def record_game(task: GameTask, config: ArenaConfig) -> tuple[Any, dict[str, Any]]:
     """Replay one scheduled game with a recorder; return (the game's recorder, result row)."""
     adapter = config.adapter
-    record = adapter.new_recorder(adapter.new_game(config.options), list(task.seats))
+    start = adapter.new_seeded_game(config.options, game_seed(config.seed, task.deal))
+    record = adapter.new_recorder(start, list(task.seats))
     row = play_game(
         task,
         config.options,

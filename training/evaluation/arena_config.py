@@ -10,6 +10,7 @@ so that none of them imports another in a circle.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,9 +36,31 @@ MAX_OPENING_PLIES = 30
 Lineup = tuple[str, ...]
 
 
+#: the most seatings a line-up is played in as every permutation (4 players: 24); above, a balanced rotation
+MAX_PERMUTATION_SEATINGS = 24
+
+
 def seatings(players: int) -> tuple[tuple[int, ...], ...]:
-    """Return every seating of a line-up of ``players`` specs: seat s plays ``lineup[seating[s]]``."""
-    return tuple(itertools.permutations(range(players)))
+    """Return the seatings of a line-up of ``players`` specs: seat s plays ``lineup[seating[s]]``.
+
+    Every permutation while there are at most :data:`MAX_PERMUTATION_SEATINGS` (2 to 4 players); for 5 and 6
+    players (120 and 720 permutations) the balanced rotation of :func:`balanced_rotation`.
+    """
+    if math.factorial(players) <= MAX_PERMUTATION_SEATINGS:
+        return tuple(itertools.permutations(range(players)))
+    return balanced_rotation(players)
+
+
+def balanced_rotation(players: int) -> tuple[tuple[int, ...], ...]:
+    """Return 2k seatings of a k-spec line-up: its k rotations, then the k rotations of the reversed line-up.
+
+    Each spec sits in every seat exactly twice, and each pair of specs follows each other in both directions
+    (seat order matters where neighbours in the turn order meet first).
+    """
+    k = players
+    forward = [tuple((s + r) % k for s in range(k)) for r in range(k)]
+    backward = [tuple((r - s) % k for s in range(k)) for r in range(k)]
+    return tuple(forward + backward)
 
 
 # ---- configuration ---------------------------------------------------------------------------------------
@@ -127,6 +150,7 @@ class ArenaConfig:
         adapter = games.get(self.game)
         if self.options is None:
             object.__setattr__(self, "options", adapter.default_options())
+        adapter = adapter.for_options(self.options)
         if not self.lineups:
             raise ValueError("an arena needs at least one line-up")
         if isinstance(self.games_per_lineup, bool) or not isinstance(self.games_per_lineup, int):
@@ -145,8 +169,8 @@ class ArenaConfig:
 
     @property
     def adapter(self) -> BoardGame:
-        """Return the game's adapter (:mod:`policies.games`)."""
-        return games.get(self.game)
+        """Return the game's adapter (:mod:`policies.games`), bound to the options' number of players."""
+        return games.get(self.game).for_options(self.options)
 
     @property
     def seatings(self) -> tuple[tuple[int, ...], ...]:

@@ -30,7 +30,8 @@ def _ci(pair: Sequence[float], digits: int = 3) -> str:
 
 def _game(summary: dict[str, Any]) -> BoardGame:
     """Return the adapter of the game a summary is about (results written before games had ids: Domain Wheel)."""
-    return games.get(summary["config"].get("game", games.DEFAULT_GAME))
+    adapter = games.get(summary["config"].get("game", games.DEFAULT_GAME))
+    return adapter.for_options(summary["config"]["options"])
 
 
 def _label(reason: str) -> str:
@@ -53,6 +54,8 @@ def format_table(summary: dict[str, Any]) -> str:
     opening = (
         f"{plies} random opening plies, opening j shared by game j of every seating and line-up"
         if plies
+        else "no random opening; each game's seed varies its deal and dice"
+        if "dice" in game.conventions
         else "no random opening (games from the same start repeat when the seats are deterministic)"
     )
     title = "" if game.game_id == games.DEFAULT_GAME else f" {game.title},"
@@ -72,10 +75,18 @@ def format_table(summary: dict[str, Any]) -> str:
         lines.append(f"Note: {per_lineup} is not a multiple of {n_seatings}; some seatings got one game more.")
     width = max(8, *(len(s["name"]) for s in summary["strategies"]))
     endings = "  ".join(f"{_label(r):>9}" for r in reasons)
+    fair = game.report_fair_share
+    if fair:
+        lines.append(
+            "fair: the win rate an equally strong strategy would have in the same games (1/players of each "
+            "seat-game ended by a rule, 0 of a truncated one)."
+        )
     metric_head = f"{_metric_label(metric):>9}  " if metric else ""
     lines += [
         "",
-        f"{'strategy':<{width}}  {'seat-games':>10}  {'win rate':>8}  {'95% CI':<16}  {'distinct':>8}  "
+        f"{'strategy':<{width}}  {'seat-games':>10}  {'win rate':>8}  "
+        + f"{'fair':>5}  " * fair
+        + f"{'95% CI':<16}  {'distinct':>8}  "
         f"{'outcomes':>8}  {'rating':>6}  {'95% CI':<12}  {'leader':>6}  {'score':>6}  {'rounds':>6}  "
         f"{metric_head}{endings}",
     ]
@@ -84,7 +95,7 @@ def format_table(summary: dict[str, Any]) -> str:
         ends = "  ".join(f"{100 * s['endings'][r]:>8.1f}%" for r in reasons)
         metric_value = f"{s[f'mean_{metric}']:>9.2f}  " if metric else ""
         lines.append(
-            f"{s['name']:<{width}}  {s['n']:>10}  {s['win_rate']:>8.3f}  {_ci(s['ci95']):<16}  "
+            f"{s['name']:<{width}}  {s['n']:>10}  {s['win_rate']:>8.3f}  {_fair(s)}{_ci(s['ci95']):<16}  "
             f"{_distinct(s, 'distinct_games'):>8}  {_distinct(s, 'distinct_outcomes'):>8}  "
             f"{s['rating']:>6.0f}  {_ci(s['rating_ci95'], 0):<12}  {s['leader_rate']:>6.3f}  "
             f"{s['mean_score']:>6.1f}  {s['mean_rounds']:>6.1f}  {metric_value}{ends}"
@@ -94,12 +105,13 @@ def format_table(summary: dict[str, Any]) -> str:
         lines.append(f"  {s['name']:<{width}}  {_worst_text(s)}")
     lines += [
         "",
-        f"{'seat':<8}  {'games':>6}  {'win rate':>8}  {'95% CI':<16}  {'distinct':>8}  {'outcomes':>8}  "
+        f"{'seat':<8}  {'games':>6}  {'win rate':>8}  " + f"{'fair':>5}  " * fair + f"{'95% CI':<16}  "
+        f"{'distinct':>8}  {'outcomes':>8}  "
         f"{'leader':>6}  {'score':>6}",
     ]
     for seat in summary["seats"]:
         lines.append(
-            f"{seat['seat']:<8}  {seat['n']:>6}  {seat['win_rate']:>8.3f}  {_ci(seat['ci95']):<16}  "
+            f"{seat['seat']:<8}  {seat['n']:>6}  {seat['win_rate']:>8.3f}  {_fair(seat)}{_ci(seat['ci95']):<16}  "
             f"{_distinct(seat, 'distinct_games'):>8}  {_distinct(seat, 'distinct_outcomes'):>8}  "
             f"{seat['leader_rate']:>6.3f}  {seat['mean_score']:>6.1f}"
         )
@@ -141,6 +153,11 @@ def _fault_lines(faults: dict[str, dict[str, int]], limit: float | None) -> list
     return lines
 
 
+def _fair(entry: dict[str, Any]) -> str:
+    """Return the fair-share cell printed after a win rate, or nothing for games that do not report it."""
+    return f"{entry['fair_share']:>5.3f}  " if "fair_share" in entry else ""
+
+
 def _distinct(entry: dict[str, Any], key: str) -> str:
     return str(entry.get(key, "?"))
 
@@ -166,7 +183,9 @@ def _lineup_lines(entries: Sequence[dict[str, Any]], seat_names: Sequence[str] =
     name_width = max(8, *(len(s["name"]) for e in shown for s in e["strategies"]))
     lines = [
         "",
-        f"{'line-up':<{width}}  {'strategy':<{name_width}}  {'games':>6}  {'win rate':>8}  {'95% CI':<16}  "
+        f"{'line-up':<{width}}  {'strategy':<{name_width}}  {'games':>6}  {'win rate':>8}  "
+        + f"{'fair':>5}  " * ("fair_share" in shown[0]["strategies"][0])
+        + f"{'95% CI':<16}  "
         f"{'distinct':>8}  {'outcomes':>8}  {'CI(ess)':<16}  "
         + "  ".join(f"{p[:5]:>5}" for p in seat_names)
         + f"  {'worst':<6}  {'trunc':>5}",
@@ -180,7 +199,7 @@ def _lineup_lines(entries: Sequence[dict[str, Any]], seat_names: Sequence[str] =
             label = ",".join(e["lineup"]) if i == 0 else ""
             trunc = e["endings"][TRUNCATION] if i == 0 else ""
             lines.append(
-                f"{label:<{width}}  {s['name']:<{name_width}}  {s['n']:>6}  {s['win_rate']:>8.3f}  "
+                f"{label:<{width}}  {s['name']:<{name_width}}  {s['n']:>6}  {s['win_rate']:>8.3f}  {_fair(s)}"
                 f"{_ci(s['ci95']):<16}  {s['distinct_games']:>8}  {s['distinct_outcomes']:>8}  "
                 f"{_ci(s['ci95_ess']):<16}  {seats}  {worst:<6}  {trunc!s:>5}"
             )

@@ -52,6 +52,11 @@ def _share(seat: int, names: Sequence[str], seat_names: Sequence[str] = PLAYER_N
     return 1.0 / len(names) if seat_names[seat] in names else 0.0
 
 
+def fair_share(row: Row, players: int) -> float:
+    """Return an equally strong strategy's expected win share of one seat-game: 1/players, 0 when truncated."""
+    return 0.0 if row["end_reason"] == TRUNCATION else 1.0 / players
+
+
 def rate_entry(wins: float, n: int) -> dict[str, Any]:
     """Return ``{n, wins, win_rate, ci95}`` with the Wilson interval."""
     low, high = wilson_interval(wins, n)
@@ -143,6 +148,7 @@ class _Tally:
     game: BoardGame
     n: int = 0
     wins: float = 0.0
+    fair: float = 0.0
     lead: float = 0.0
     score: float = 0.0
     rounds: float = 0.0
@@ -164,6 +170,7 @@ class _Tally:
         share = _share(seat, row["winners"], names)
         self.n += 1
         self.wins += share
+        self.fair += fair_share(row, len(names))
         self.lead += _share(seat, row["leaders"], names)
         self.score += row["scores"][seat]
         self.rounds += row["rounds"]
@@ -178,6 +185,10 @@ class _Tally:
     def mean(self, total: float) -> float:
         return total / self.n if self.n else 0.0
 
+    def fair_entry(self) -> dict[str, float]:
+        """Return ``{fair_share}`` for games whose reports show it (:attr:`BoardGame.report_fair_share`)."""
+        return {"fair_share": self.mean(self.fair)} if self.game.report_fair_share else {}
+
     def seat_entries(self) -> dict[str, dict[str, Any]]:
         return {self.game.seat_names[s]: t.entry() for s, t in enumerate(self.by_seat) if t.n}
 
@@ -188,6 +199,7 @@ class _Tally:
         worst = min(seats, key=lambda p: (seats[p]["win_rate"], order.index(p))) if seats else None
         return {
             **rate_entry(self.wins, self.n),
+            **self.fair_entry(),
             **self.diversity.entry(self.wins, self.n),
             "by_seat": seats,
             "worst_seat": {"seat": worst, **seats[worst]} if worst else None,
@@ -308,6 +320,7 @@ def summarize(config: ArenaConfig, rows: Sequence[Row]) -> dict[str, Any]:
             {
                 "seat": game.seat_names[s],
                 **rate_entry(t.wins, t.n),
+                **t.fair_entry(),
                 **t.diversity.entry(t.wins, t.n),
                 "leader_rate": t.mean(t.lead),
                 "mean_score": t.mean(t.score),
