@@ -54,8 +54,9 @@ def seatings(players: int) -> tuple[tuple[int, ...], ...]:
 def balanced_rotation(players: int) -> tuple[tuple[int, ...], ...]:
     """Return 2k seatings of a k-spec line-up: its k rotations, then the k rotations of the reversed line-up.
 
-    Each spec sits in every seat exactly twice, and each pair of specs follows each other in both directions
-    (seat order matters where neighbours in the turn order meet first).
+    Each spec sits in every seat exactly twice, and each spec's neighbours in the line-up sit after it in one
+    half and before it in the other (seat order matters where turn order decides who strikes first). All k!
+    orders would be 120 or 720 seatings, more than most runs have games.
     """
     k = players
     forward = [tuple((s + r) % k for s in range(k)) for r in range(k)]
