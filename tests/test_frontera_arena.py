@@ -74,6 +74,7 @@ def test_summary_has_fair_share_eliminations_and_endings() -> None:
         assert entry["fair_share"] == pytest.approx((6 - truncated) / 6 / 3)
     table = format_table(summary)
     assert "  fair  " in table and "eliminate" in table and "seventy p" in table
+    assert "truncated games (turn limit, R-8.3) have no winner" in table
     assert sum(summary["overall"]["endings"].values()) == 6
 
 

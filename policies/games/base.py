@@ -59,6 +59,8 @@ class BoardGame(ABC):
     #: differ in cost: Domain Wheel's expand two phases, Alveole's are cheap and its agent needs depth)
     menu_search_playouts: int = 64
 
+    #: what stops a game that no rule ended, as the arena report names it
+    length_limit: str = "ply limit"
     #: whether reports print beside every win rate the fair share of an equally strong strategy (games whose
     #: number of players is an option; the three-seat and two-seat games' reports stay as they were)
     report_fair_share: bool = False

@@ -163,6 +163,7 @@ class Frontera(BoardGame):
         "dice": "game j of every line-up and seating plays from the same game seed (common random numbers)",
     }
     report_fair_share = True
+    length_limit = "turn limit, R-8.3"
 
     def __init__(self, players: int = 4) -> None:
         self.seat_names = tuple(f"seat{i + 1}" for i in range(players))

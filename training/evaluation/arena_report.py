@@ -64,7 +64,7 @@ def format_table(summary: dict[str, Any]) -> str:
         f"{n_seatings} seatings ({cfg['mode']}), {game.describe_options(cfg['options'])}, seed {cfg['seed']}; "
         f"{opening}",
         "Wins: a game's k joint winners each get 1/k of a win; truncated games "
-        f"({'round limit, A57' if game.game_id == games.DEFAULT_GAME else 'ply limit'}) have no winner "
+        f"({'round limit, A57' if game.game_id == games.DEFAULT_GAME else game.length_limit}) have no winner "
         "(leaders shown apart).",
         "95% CI: Wilson. Rating: Plackett-Luce on finishing order (winners, then score), Elo scale, mean 1500, "
         f"95% bootstrap over games ({cfg['bootstrap']} resamples).",
