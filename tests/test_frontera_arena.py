@@ -112,3 +112,15 @@ def test_cli_takes_the_players_from_the_line_up(tmp_path: Path, capsys: pytest.C
     text = capsys.readouterr().out
     assert "Frontera, 2 games = 1 line-up(s) x 2 games over 2 seatings" in text and "2 players" in text
     assert (out / "results.json").exists()
+
+
+def test_a_failing_seat_plays_what_the_clock_would_R_12() -> None:
+    """The arena's fallback for a seat that fails is the automatic player's action: legal in the deployment and
+    in a turn."""
+    adapter = games.get("frontera").for_options(FronteraOptions(map="small", players=3))
+    match = adapter.new_seeded_game(FronteraOptions(map="small", players=3), 4)
+    seen = set()
+    while match.game.state.turn_index < 4:
+        seen.add(match.game.phase)
+        match.play(adapter.fallback_action(match))
+    assert {"setup", "reinforce", "regroup"} <= seen
