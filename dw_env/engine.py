@@ -21,10 +21,9 @@ from dw_env.geometry import Geometry, build_geometry
 from dw_env.info import COUNTDOWN_TURNS, LIBERATION_TURNS, NUM_PLAYERS, PLAYER_NAMES
 from dw_env.options import GameOptions
 from dw_env.rules import layout as lay
-from dw_env.rules.moves import movable_piece_list, movable_pieces, piece_destinations
+from dw_env.rules.handle import GameHandle, entries_for
 from dw_env.rules.territory import score as _score
 from dw_env.rules.territory import territory as _territory
-from dw_env.rules.turn import apply_action, end_request_legal
 from gamecore.arrays import check_layout
 
 KernelTables = tuple[NDArray[np.int32], ...]
@@ -258,6 +257,35 @@ class Game:
         self._dlist = np.zeros(self.geometry.num_cells, dtype=np.int32)
         self._mask = np.zeros(self.geometry.num_cells, dtype=np.int8)
         self._movable = np.zeros(self.geometry.num_cells, dtype=np.int32)
+        self._handle: GameHandle | None = None  # built on the first kernel call: many games never make one
+        self._entries: Any = None
+
+    def _bind(self) -> tuple[GameHandle, Any]:
+        """Return this game's compiled handle and its entry points, building them on first use.
+
+        The handle is typed by numba's dispatcher once, from the arrays :func:`check_state` accepted;
+        every later kernel call passes it to an entry point bound to that exact type.
+        """
+        h = self._handle
+        if h is None:
+            h = GameHandle(  # type: ignore[no-untyped-call]
+                self._tables, self._work, self.board, self.lands, self.scalars,
+                self._mask, self._movable, self._kinds, self._dlist,
+            )  # fmt: skip
+            object.__setattr__(self, "_handle", h)
+            object.__setattr__(self, "_entries", entries_for(h))
+        return h, self._entries
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Return the state to pickle or deep-copy: everything but the compiled handle, rebuilt on first use."""
+        state = self.__dict__.copy()
+        state["_handle"] = state["_entries"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state.setdefault("_handle", None)  # games pickled before the handle existed
+        state.setdefault("_entries", None)
+        self.__dict__.update(state)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in _STATE_FIELDS and "geometry" in self.__dict__:
@@ -388,19 +416,14 @@ class Game:
             out = np.zeros(self.geometry.num_cells, dtype=np.int8)
         else:
             check_layout(out, "out", np.int8, (self.geometry.num_cells,), StateError)
-        if self.over:
-            out[:] = 0
-        else:
-            movable_pieces(self._tables, self.board, self.lands, self.scalars, self._work, out)
+        h, entry = self._bind()
+        entry.movable_mask(h, out)
         return out
 
     def movable_cells(self) -> NDArray[np.int32]:
         """Return the cells of the acting player's movable pieces as an array, valid until the next call."""
-        if self.over:
-            return self._movable[:0]
-        tables, work = self._tables, self._work
-        n = movable_piece_list(tables, self.board, self.lands, self.scalars, work, self._mask, self._movable)
-        return self._movable[:n]
+        h, entry = self._bind()
+        return self._movable[: entry.movable_list(h)]
 
     def destination_cells(self, cell: int) -> tuple[NDArray[np.int32], NDArray[np.int8]]:
         """Return (destination cells, kind flags per cell) of a piece as arrays, valid until the next call.
@@ -410,17 +433,8 @@ class Game:
         if type(cell) is not int:
             cell = _cell_index(cell, "cell")
         self._check_cell(cell, "cell")
-        n = 0
-        if not self.over:
-            n = max(
-                0,
-                piece_destinations(
-                    self._tables, self.board, self.lands, self.scalars, cell, self._work, self._kinds, self._dlist
-                ),
-            )
-        else:
-            self._kinds[:] = 0
-        return self._dlist[:n], self._kinds
+        h, entry = self._bind()
+        return self._dlist[: entry.destinations(h, cell)], self._kinds
 
     def destinations(self, cell: int) -> dict[int, int]:
         """Return {destination cell: move-kind flags} for the acting player's piece on ``cell``.
@@ -430,18 +444,14 @@ class Game:
         if type(cell) is not int:
             cell = _cell_index(cell, "cell")
         self._check_cell(cell, "cell")
-        if self.over:
-            return {}
-        n = piece_destinations(
-            self._tables, self.board, self.lands, self.scalars, cell, self._work, self._kinds, self._dlist
-        )
-        if n < 0:
-            return {}
+        h, entry = self._bind()
+        n = entry.destinations(h, cell)
         return {int(c): int(self._kinds[c]) for c in sorted(self._dlist[:n])}
 
     def can_request_end(self) -> bool:
         """Return True if the acting player may request the end now (rule 9.3)."""
-        return bool(end_request_legal(self._tables, self.lands, self.scalars))
+        h, entry = self._bind()
+        return bool(entry.can_request_end(h))
 
     def legal_moves(self) -> list[Move]:
         """Return every legal action: each (piece, destination), pass, and end request if legal."""
@@ -461,7 +471,8 @@ class Game:
         :class:`IllegalActionError` naming the problem; the game is then unchanged.
         """
         src, dst = check_action(move, self.geometry.num_cells)
-        code: int = apply_action(self._tables, self.board, self.lands, self.scalars, src, dst, self._work)
+        h, entry = self._bind()
+        code: int = entry.play(h, src, dst)
         if code < 0:  # the kernel changed nothing; say why
             raise IllegalActionError(self._explain(code, src, dst))
         return code

@@ -19,16 +19,16 @@ from pettingzoo import AECEnv
 
 from dw_env.engine import Game, IllegalActionError, initial_arrays, kernel_tables, new_workspace
 from dw_env.envs.actions import frames_of
+from dw_env.envs.handle import EnvHandle, entries_for
 from dw_env.envs.observation import (
     CTRL_PHASE,
     CTRL_SELECTED,
     NUM_CTRL,
     OBS_HIGH,
     describe_observation,
-    encode_observation,
     new_encoder_workspace,
 )
-from dw_env.envs.transition import SELECTED, step_and_observe
+from dw_env.envs.transition import SELECTED
 from dw_env.errors import brief
 from dw_env.info import NUM_PLAYERS, PLAYER_NAMES, check_truncation_reward
 from dw_env.options import GameOptions
@@ -114,6 +114,11 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
         self._viewer = -1  # whose observation _obs holds
         self._other_obs = np.zeros(size, dtype=np.int8)
         self._other_mask = np.zeros(n_act, dtype=np.int8)
+        self._handle = EnvHandle(  # type: ignore[no-untyped-call]
+            self._tables, self._frames, self._work, self._enc_work, self._board, self._lands, self._scalars,
+            self._ctrl, self._reward_buf, self._obs, self._mask,
+        )  # fmt: skip
+        self._entries = entries_for(self._handle)  # the compiled step and encoder, bound once to these arrays
 
         self.possible_agents = list(AGENTS)
         self.agents = self.possible_agents[:]
@@ -148,19 +153,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
         return int(self._ctrl[CTRL_SELECTED])
 
     def _encode(self, viewer: int, obs: NDArray[np.int8], mask: NDArray[np.int8]) -> None:
-        encode_observation(
-            self._tables,
-            self._frames,
-            self._board,
-            self._lands,
-            self._scalars,
-            self._ctrl,
-            viewer,
-            self._work,
-            self._enc_work,
-            obs,
-            mask,
-        )
+        self._entries.encode(self._handle, viewer, obs, mask)
 
     def _encode_current(self) -> None:
         self._viewer = int(self._scalars[lay.TURN])
@@ -234,22 +227,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
         if not (0 <= a < n and self._mask[a]):
             raise IllegalActionError(self._explain_illegal(agent, a))
         self._cumulative_rewards[agent] = 0
-        status = step_and_observe(
-            self._tables,
-            self._frames,
-            self._board,
-            self._lands,
-            self._scalars,
-            self._ctrl,
-            a,
-            self._work,
-            self._enc_work,
-            self.score_shaping,
-            self.truncation_reward,
-            self._reward_buf,
-            self._obs,
-            self._mask,
-        )
+        status = self._entries.step(self._handle, a, self.score_shaping, self.truncation_reward)
         if status < 0:  # the mask said legal but the engine refused: a bug, never the user's fault
             raise RuntimeError(f"engine refused masked-legal action {a} with code {status}")
         self._viewer = turn = int(self._scalars[lay.TURN])

@@ -1,0 +1,110 @@
+"""One compiled handle per game: its checked arrays in a single value, so a kernel call costs one argument.
+
+Calling a numba kernel from Python costs little for the work and much for the arguments: the dispatcher
+types every argument on every call (a tuple of tables is typed array by array) and unboxes each array.
+A :class:`dw_env.engine.Game` passes 25 arrays per call (the 13 tables ``G``, the 9 scratch arrays ``W``,
+board, lands, scalars), which took more time than the rules themselves (docs/ENGINE.md, *Speed of the
+Python API*). The handle holds those arrays once, checked when the game was built, and the entry
+points below take it: the call unboxes one pointer. The engine binds the compiled entry points
+of the handle's exact type once, so a call skips the dispatcher's per-call typing too.
+
+The entry points check nothing the handle already guarantees (layout, dtypes, shapes: :func:`check_state`
+at the boundary); arguments that come from outside (a cell, an action) are checked by the caller before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from numba import njit, types
+from numba.experimental import structref
+
+from dw_env.rules.layout import OVER
+from dw_env.rules.moves import movable_piece_list, movable_pieces, piece_destinations
+from dw_env.rules.turn import apply_action, end_request_legal
+from gamecore.arrays import EntryPoints, bound_entries
+
+#: the handle's fields: kernel tables, workspace, state arrays, then the game's own result buffers
+FIELDS = ("G", "W", "board", "lands", "scalars", "mask", "movable", "kinds", "dlist")
+
+
+@structref.register
+class GameHandleType(types.StructRef):
+    """The numba type of a :class:`GameHandle` (one per combination of array types)."""
+
+    def preprocess_fields(self, fields: Any) -> Any:
+        return tuple((name, types.unliteral(t)) for name, t in fields)
+
+
+class GameHandle(structref.StructRefProxy):  # type: ignore[misc]
+    """A game's tables, workspace, state arrays and result buffers as one compiled value (no copies)."""
+
+
+structref.define_proxy(  # type: ignore[no-untyped-call]
+    GameHandle, GameHandleType, list(FIELDS)
+)
+
+
+@njit(cache=True, nogil=True)
+def movable_list(h):  # type: ignore[no-untyped-def]
+    """List the acting player's movable pieces in ``h.movable``; return their count (0 once the game is over)."""
+    if h.scalars[OVER] == 1:
+        return 0
+    return movable_piece_list(h.G, h.board, h.lands, h.scalars, h.W, h.mask, h.movable)
+
+
+@njit(cache=True, nogil=True)
+def movable_mask(h, out):  # type: ignore[no-untyped-def]
+    """Set ``out[c] = 1`` on the acting player's movable pieces (all 0 once the game is over)."""
+    if h.scalars[OVER] == 1:
+        out[:] = 0
+        return 0
+    return movable_pieces(h.G, h.board, h.lands, h.scalars, h.W, out)
+
+
+@njit(cache=True, nogil=True)
+def destinations(h, cell):  # type: ignore[no-untyped-def]
+    """Fill ``h.dlist`` / ``h.kinds`` with the destinations of the piece on ``cell``; return their count (>= 0)."""
+    if h.scalars[OVER] == 1:
+        h.kinds[:] = 0
+        return 0
+    return max(0, piece_destinations(h.G, h.board, h.lands, h.scalars, cell, h.W, h.kinds, h.dlist))
+
+
+@njit(cache=True, nogil=True)
+def play(h, src, dst):  # type: ignore[no-untyped-def]
+    """Play ``(src, dst)`` and its end of turn; return the move-kind flags or a negative ``ERR_*`` code."""
+    return apply_action(h.G, h.board, h.lands, h.scalars, src, dst, h.W)
+
+
+@njit(cache=True, nogil=True)
+def can_request_end(h):  # type: ignore[no-untyped-def]
+    """Return True if the acting player may request the end now (rule 9.3)."""
+    return end_request_legal(h.G, h.lands, h.scalars)
+
+
+_KERNELS = {
+    "movable_list": movable_list,
+    "movable_mask": movable_mask,
+    "destinations": destinations,
+    "play": play,
+    "can_request_end": can_request_end,
+}
+
+
+#: the arguments after the handle, as numba types (ints arrive as Python ints, unboxed as int64)
+_EXTRA_ARGS: dict[str, tuple[types.Type, ...]] = {
+    "movable_mask": (types.Array(types.int8, 1, "C"),),
+    "destinations": (types.int64,),
+    "play": (types.int64, types.int64),
+}
+_BOUND: dict[Any, EntryPoints] = {}
+
+
+def entries_for(h: GameHandle) -> EntryPoints:
+    """Return the entry points bound to ``h``'s numba type (one :class:`EntryPoints` per type, shared).
+
+    Its attributes ``movable_list``, ``movable_mask``, ``destinations``, ``play`` and ``can_request_end``
+    are the kernels above, taking ``h`` first.
+    """
+    return bound_entries(_BOUND, h, _KERNELS, _EXTRA_ARGS)
