@@ -73,4 +73,5 @@ def test_bench_engine_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "engine", "--seconds", "0.2"]) == 0
     out = capsys.readouterr().out
     assert "standard (n=2, R=4)" in out and "µs/decision" in out
+    assert "median of 5 interleaved slices" in out and "compiled loop" in out
     assert main(["bench", "engine", "--seconds", "0"]) == 2

@@ -16,13 +16,17 @@ def test_bench_env_runs_and_reports_every_number(capsys: pytest.CaptureFixture[s
     out = capsys.readouterr().out
     assert "standard (n=2, R=4)" in out and "smallest (n=1, R=2)" in out
     assert "N=64" in out and "N=256" in out and "19,853 bytes" in out
+    assert "plain loop over env()" in out
 
 
 def test_bench_env_returns_the_numbers() -> None:
     results = bench_env.run(seconds=0.1)
     assert set(results["aec"]) >= set(bench_env.MAPS)
     assert all(r["cpu_us"] > 0 for r in results["aec"].values())
+    assert set(results["plain_loop"]) == set(results["aec"])  # PettingZoo's documented loop, every env
+    assert all(r["wall_us"] > 0 and r["steps"] >= 64 for r in results["plain_loop"].values())
     assert results["bytes_per_observation"]["standard (n=2, R=4)"] == 19853
     assert all(r["steps_per_s"] > 0 for r in results["vector"].values())
     if bench_env.GO in results["aec"]:
         assert set(results["aec_ratio_vs_go"]) == set(bench_env.MAPS)
+        assert set(results["plain_ratio_vs_go"]) == set(bench_env.MAPS)

@@ -7,6 +7,11 @@ reset. PettingZoo's ``go_v5`` 19x19 (the ``bench`` extra) is driven by the same 
 envs take turns in short slices and the median slice counts, which keeps the ratio fair on
 a busy machine; times are the driving thread's CPU time (wall time is printed too).
 
+Plain loop: the same envs driven by PettingZoo's documented loop and nothing else, on the wall
+clock: ``for agent in env.agent_iter()``, ``env.last()``, ``env.action_space(agent).sample(mask)``
+(``None`` for a finished agent), ``env.step``; a finished game is reset. It counts what a user's
+first script pays (the iterator, gymnasium's masked sampling), interleaved with go_v5 the same way.
+
 Vector env: steps per second of ``DomainWheelVectorEnv`` (``copy=False``, as training uses it)
 at N = 64, 256 and 1024 games on 1, 2 and (where the machine has more) all numba threads, with
 random legal actions (``sample_actions``), per wall second and per CPU second. Thread scaling
@@ -65,6 +70,37 @@ class _AecDriver:
         return time.thread_time() - cpu0, time.perf_counter() - wall0, steps
 
 
+class _PlainLoop:
+    """PettingZoo's documented AEC loop over one env, in wall-clock slices; finished games are reset."""
+
+    def __init__(self, env: Any, seed: int) -> None:
+        self.env, self.seed = env, seed
+        self._new_game()
+        for agent in env.possible_agents:
+            env.action_space(agent).seed(seed)
+
+    def _new_game(self) -> None:
+        self.env.reset(seed=self.seed)
+        self.agents = iter(self.env.agent_iter())
+
+    def run(self, seconds: float) -> tuple[float, float, int]:
+        """Play for about ``seconds`` of wall time; return (CPU s, wall s, actions played)."""
+        env, steps = self.env, 0
+        cpu0, wall0 = time.thread_time(), time.perf_counter()
+        while steps < 64 or time.perf_counter() - wall0 < seconds:
+            agent = next(self.agents, None)
+            if agent is None:
+                self._new_game()
+                continue
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+            else:
+                env.step(env.action_space(agent).sample(observation["action_mask"]))
+                steps += 1
+        return time.thread_time() - cpu0, time.perf_counter() - wall0, steps
+
+
 def _go_env() -> Any | None:
     try:
         from pettingzoo.classic import go_v5
@@ -73,9 +109,11 @@ def _go_env() -> Any | None:
     return go_v5.env(board_size=19)
 
 
-def aec_us_per_step(makers: dict[str, Callable[[], Any]], seconds: float, seed: int = 0) -> dict[str, dict[str, float]]:
+def aec_us_per_step(
+    makers: dict[str, Callable[[], Any]], seconds: float, seed: int = 0, driver: type = _AecDriver
+) -> dict[str, dict[str, float]]:
     """Return {name: {"cpu_us", "wall_us", "steps"}} per AEC step, measured in interleaved slices."""
-    drivers = {name: _AecDriver(make(), seed) for name, make in makers.items()}
+    drivers = {name: driver(make(), seed) for name, make in makers.items()}
     for driver in drivers.values():
         driver.run(0.05)  # compile and warm up outside the measurement
     slices: dict[str, list[tuple[float, float, int]]] = {name: [] for name in drivers}
@@ -204,6 +242,15 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
         print(f"  {name:<26} {r['cpu_us']:8.1f} µs/step  [{r['wall_us']:7.1f} wall]{suffix}")
     if go:
         results["aec_ratio_vs_go"] = {name: r["cpu_us"] / go["cpu_us"] for name, r in aec.items() if name != GO}
+    plain = aec_us_per_step(makers, seconds * len(makers), driver=_PlainLoop)
+    results["plain_loop"] = plain
+    go_plain = plain.get(GO)
+    print("  plain loop over env() (agent_iter, last, action_space.sample(mask), step), wall µs per action")
+    for name, r in plain.items():
+        suffix = "" if go_plain is None or name == GO else f"   ratio {r['wall_us'] / go_plain['wall_us']:.3f}x go_v5"
+        print(f"  {name:<26} {r['wall_us']:8.1f} µs/step  [{r['cpu_us']:7.1f} CPU]{suffix}")
+    if go_plain:
+        results["plain_ratio_vs_go"] = {n: r["wall_us"] / go_plain["wall_us"] for n, r in plain.items() if n != GO}
 
     standard = MAPS["standard (n=2, R=4)"]
     max_threads = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
