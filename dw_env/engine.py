@@ -251,6 +251,7 @@ class Game:
 
     def _setup(self, geometry: Geometry) -> None:
         self.geometry = geometry
+        self._num_cells = geometry.num_cells
         self._tables = kernel_tables(self.options)
         self._work = new_workspace(self.geometry)
         self._kinds = np.zeros(self.geometry.num_cells, dtype=np.int8)
@@ -285,6 +286,7 @@ class Game:
     def __setstate__(self, state: dict[str, Any]) -> None:
         state.setdefault("_handle", None)  # games pickled before the handle existed
         state.setdefault("_entries", None)
+        state.setdefault("_num_cells", state["geometry"].num_cells)
         self.__dict__.update(state)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -422,8 +424,8 @@ class Game:
 
     def movable_cells(self) -> NDArray[np.int32]:
         """Return the cells of the acting player's movable pieces as an array, valid until the next call."""
-        h, entry = self._bind()
-        return self._movable[: entry.movable_list(h)]
+        h = self._handle or self._bind()[0]  # the hot path: no call or tuple once bound
+        return self._movable[: self._entries.movable_list(h)]
 
     def destination_cells(self, cell: int) -> tuple[NDArray[np.int32], NDArray[np.int8]]:
         """Return (destination cells, kind flags per cell) of a piece as arrays, valid until the next call.
@@ -432,9 +434,10 @@ class Game:
         """
         if type(cell) is not int:
             cell = _cell_index(cell, "cell")
-        self._check_cell(cell, "cell")
-        h, entry = self._bind()
-        return self._dlist[: entry.destinations(h, cell)], self._kinds
+        if not 0 <= cell < self._num_cells:
+            self._check_cell(cell, "cell")  # raises, naming the cell
+        h = self._handle or self._bind()[0]
+        return self._dlist[: self._entries.destinations(h, cell)], self._kinds
 
     def destinations(self, cell: int) -> dict[int, int]:
         """Return {destination cell: move-kind flags} for the acting player's piece on ``cell``.
@@ -470,9 +473,9 @@ class Game:
         never bools): two cells, or ``(-1, -1)`` pass, ``(-2, -1)`` end request. Raises
         :class:`IllegalActionError` naming the problem; the game is then unchanged.
         """
-        src, dst = check_action(move, self.geometry.num_cells)
-        h, entry = self._bind()
-        code: int = entry.play(h, src, dst)
+        src, dst = check_action(move, self._num_cells)
+        h = self._handle or self._bind()[0]
+        code: int = self._entries.play(h, src, dst)
         if code < 0:  # the kernel changed nothing; say why
             raise IllegalActionError(self._explain(code, src, dst))
         return code

@@ -97,3 +97,15 @@ def test_aec_env_steps_through_its_bound_handle_and_keeps_refusing_illegal_actio
         env.step(illegal)
     env.step(int(np.flatnonzero(mask)[0]))
     assert env.phase == 2 and env.game.board[env.selected_cell] != 0
+
+
+def test_a_game_pickled_before_the_handle_existed_loads_and_plays() -> None:
+    game = bound_game()
+    state = copy.deepcopy(game.__getstate__())
+    for key in ("_handle", "_entries", "_num_cells"):
+        del state[key]  # what a pickle of the engine before issue 50 holds
+    old = Game.__new__(Game)
+    old.__setstate__(state)
+    assert old == game
+    old.pass_turn()
+    assert old.turn == (game.turn + 1) % 3 and old.destination_cells(int(old.movable_cells()[0]))[0].size > 0
