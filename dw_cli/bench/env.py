@@ -110,10 +110,13 @@ def _go_env() -> Any | None:
 
 
 def aec_us_per_step(
-    makers: dict[str, Callable[[], Any]], seconds: float, seed: int = 0, driver: type = _AecDriver
+    makers: dict[str, Callable[[], Any]],
+    seconds: float,
+    seed: int = 0,
+    loop: Callable[[Any, int], Any] = _AecDriver,
 ) -> dict[str, dict[str, float]]:
-    """Return {name: {"cpu_us", "wall_us", "steps"}} per AEC step, measured in interleaved slices."""
-    drivers = {name: driver(make(), seed) for name, make in makers.items()}
+    """Return {name: {"cpu_us", "wall_us", "steps"}} per AEC step of ``loop`` over each env, in interleaved slices."""
+    drivers = {name: loop(make(), seed) for name, make in makers.items()}
     for driver in drivers.values():
         driver.run(0.05)  # compile and warm up outside the measurement
     slices: dict[str, list[tuple[float, float, int]]] = {name: [] for name in drivers}
@@ -242,7 +245,7 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
         print(f"  {name:<26} {r['cpu_us']:8.1f} µs/step  [{r['wall_us']:7.1f} wall]{suffix}")
     if go:
         results["aec_ratio_vs_go"] = {name: r["cpu_us"] / go["cpu_us"] for name, r in aec.items() if name != GO}
-    plain = aec_us_per_step(makers, seconds * len(makers), driver=_PlainLoop)
+    plain = aec_us_per_step(makers, seconds * len(makers), loop=_PlainLoop)
     results["plain_loop"] = plain
     go_plain = plain.get(GO)
     print("  plain loop over env() (agent_iter, last, action_space.sample(mask), step), wall µs per action")
