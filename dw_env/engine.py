@@ -1,9 +1,11 @@
 """The rules engine's Python face: a :class:`Game` value over flat arrays.
 
 The rules themselves live in the compiled kernels of :mod:`dw_env.rules`; this
-module builds their tables, owns one game's arrays and turns error codes into
-clear exceptions. Batched users (the vector env) call the kernels directly with
-the same tables.
+module builds their tables, owns one game's arrays, checks what callers pass
+(once for the arrays, at every call for arguments) and turns error codes into
+clear exceptions. A game calls the kernels through one compiled handle bound
+once to its arrays (:mod:`dw_env.rules.handle`, docs/ENGINE.md). Batched users
+(the vector env) call the kernels directly with the same tables.
 """
 
 from __future__ import annotations
