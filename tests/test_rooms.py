@@ -108,7 +108,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 #: training's sub-packages, from the bottom up (training/__init__.py's docstring): one imports only those on
 #: lower floors, so the exporter, the designer studies and the trainer, side by side, import none of each other.
-TRAINING_FLOORS = {"distributed": 0, "evaluation": 1, "export": 2, "studies": 2, "ppo": 2}
+TRAINING_FLOORS = {"distributed": 0, "evaluation": 1, "export": 2, "studies": 2, "ppo": 2, "search_guided": 2}
 
 
 def _upward(floors: dict[str, int], room: str, sub: str, imported: str) -> bool:

@@ -10,7 +10,9 @@ The sub-packages import one way, from the bottom up (tests/test_rooms.py checks 
    * :mod:`training.export`: a checkpoint as an ONNX strategy package (parity, strength card, install);
    * :mod:`training.studies`: designer sweeps over rule variants, their report and the exploit finder;
    * :mod:`training.ppo`: the PPO trainer (its config, league, objectives, rollouts, update processes, warm
-     start, evaluation, resume and run folder). A second algorithm would be another package on this floor.
+     start, evaluation, resume and run folder);
+   * :mod:`training.search_guided`: search-guided self-play (expert iteration, multiplayer AlphaZero): the
+     Gumbel max^n search, its config and its trainer (``algo: search_guided``).
 
 Modules here import torch only inside the functions that need it, so the arena and the ratings run with the
 engine's dependencies alone.

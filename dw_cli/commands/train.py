@@ -83,6 +83,8 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.resume is not None and args.resume.is_dir():
         args.resume = args.resume / "checkpoint.pt"
+    if _is_search_guided(args):
+        return _run_search_guided(args)
     config = _resume_config(args) if args.resume is not None else cfg.load(args.config, args.overrides)
 
     result = train(config, resume=args.resume, run_dir=args.run_dir, overwrite=args.overwrite)
@@ -102,6 +104,47 @@ def _run(args: argparse.Namespace) -> int:
     if result["results"]:
         print("win rates as one seat against two copies of each opponent (every seating, 95% Wilson interval):")
         print(result["table"])
+    return 0
+
+
+def _is_search_guided(args: argparse.Namespace) -> bool:
+    """Return whether the run is a search-guided one (``algo: search_guided`` in its config or checkpoint)."""
+    from training.search_guided import config as sg
+
+    if args.resume is not None:
+        from policies import checkpoint
+
+        if not args.resume.exists():
+            return False  # PPO's path names the missing file
+        saved = checkpoint.load(args.resume).get("config")
+        return sg.algo_of(saved) == sg.ALGO
+    return args.config is not None and sg.algo_of(sg.read(args.config)) == sg.ALGO
+
+
+def _run_search_guided(args: argparse.Namespace) -> int:
+    """Run or continue a search-guided run (training/search_guided/search_guided.py) and print its figures."""
+    from policies import checkpoint
+    from training.search_guided import config as sg
+    from training.search_guided.search_guided import train
+
+    if args.resume is not None:
+        if args.config is not None:
+            raise ValueError("--resume continues a run with the config saved in its checkpoint; do not pass --config")
+        for text in args.overrides:
+            if text.partition("=")[0].strip() != "run.iterations":
+                raise ValueError(
+                    f"--set {text.partition('=')[0].strip()[:80]} cannot change when resuming; allowed: run.iterations"
+                )
+        config = sg.from_dict(checkpoint.load(args.resume)["config"], args.overrides)
+    else:
+        config = sg.load(args.config, args.overrides)
+    result = train(config, resume=args.resume, run_dir=args.run_dir, overwrite=args.overwrite)
+    c = result["counters"]
+    print(
+        f"search-guided: {c['iterations']} iterations, {c['games']:,} self-play games, {c['moves']:,} moves "
+        f"({c['targets']:,} training targets), {c['samples']:,} learner samples in {c['seconds'] / 60:.1f} min; "
+        f"run: {result['run_dir']}"
+    )
     return 0
 
 

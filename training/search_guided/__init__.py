@@ -1,0 +1,1 @@
+"""Search-guided self-play (expert iteration, multiplayer AlphaZero): Gumbel max^n search, config, trainer."""

@@ -1,0 +1,311 @@
+"""Search-guided self-play (expert iteration, multiplayer AlphaZero) for the board games, top to bottom.
+
+One iteration: play ``learn.games_per_iteration`` self-play games, every move chosen by the Gumbel max^n
+search (training/search_guided/search.py) over the current network; with playout-cap randomisation a move
+gets the full ``search.simulations`` with probability ``search.full_fraction`` and is then a training target,
+otherwise ``search.cheap_simulations`` and no target. Each target is (observation, legal mask, the search's
+improved policy, the game's outcome vector in the player to move's frame) in a bounded replay buffer of
+preallocated arrays (the oldest positions overwritten). Then ``learn.updates_per_iteration`` minibatches:
+cross-entropy of the masked policy to the improved policy, and mean squared error of the value vector to the
+outcome vector (a board network's one value ``v`` is the two-player vector ``(v, -v)``). After the iteration,
+optionally, the bare network (greedy) plays ``eval.games`` against each of the game's scripted seats.
+
+Determinism: one numpy generator drives the searches' Gumbel noise and the minibatch draws, the learner runs
+on the CPU with ``run.torch_threads`` threads, and the checkpoint holds the weights, the optimizer, the replay
+buffer, the generator and torch's RNG: ``--resume`` continues exactly, in another process too. The
+checkpoint is a ``dw train`` checkpoint of the game (policies/checkpoint.py), so the arena, ``search:`` seats
+and ``dw export`` take it as they take PPO's.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from training.search_guided.config import Config
+from training.search_guided.search import GumbelSearch, SearchSettings, outcome_vector, to_ego
+
+FORMAT_TRAINING = "search-guided-1"
+
+
+class Replay:
+    """A bounded replay buffer on preallocated arrays: the newest ``capacity`` training targets."""
+
+    def __init__(self, capacity: int, obs_size: int, actions: int, players: int) -> None:
+        self.obs = np.zeros((capacity, obs_size), dtype=np.int8)
+        self.mask = np.zeros((capacity, actions), dtype=np.int8)
+        self.policy = np.zeros((capacity, actions), dtype=np.float32)
+        self.value = np.zeros((capacity, players), dtype=np.float32)
+        self.size = self.next = 0
+
+    def add(self, obs: NDArray[np.int8], mask: NDArray[np.int8], policy: NDArray[np.float32], value: Any) -> None:
+        """Store one target, overwriting the oldest when full."""
+        i = self.next
+        self.obs[i], self.mask[i], self.policy[i], self.value[i] = obs, mask, policy, value
+        self.next = (i + 1) % len(self.obs)
+        self.size = min(self.size + 1, len(self.obs))
+
+    def state(self) -> dict[str, Any]:
+        """Return the buffer as plain data for a checkpoint."""
+        import torch
+
+        n = self.size
+        arrays = {k: torch.from_numpy(getattr(self, k)[:n].copy()) for k in ("obs", "mask", "policy", "value")}
+        return {**arrays, "next": self.next}
+
+    def load(self, state: dict[str, Any]) -> None:
+        """Restore :meth:`state`'s data (same capacity and shapes)."""
+        n = int(state["obs"].shape[0])
+        for k in ("obs", "mask", "policy", "value"):
+            getattr(self, k)[:n] = state[k].numpy()
+        self.size, self.next = n, int(state["next"])
+
+
+def value_vectors(values: Any, players: int) -> Any:
+    """Return a network's values as vectors ``[B, players]``: a board network's ``[B]`` is ``(v, -v)``."""
+    import torch
+
+    if values.dim() == 2:
+        return values
+    if players != 2:
+        raise ValueError(f"a network with one value output plays two-player games only, not {players}")
+    return torch.stack([values, -values], 1)
+
+
+def network_evaluator(net: Any, players: int) -> Any:
+    """Return the search's evaluator of ``net``: ``(obs, mask) -> (logits [A], value vector [n], own frame)``."""
+    import torch
+
+    def evaluate(obs: NDArray[np.int8], mask: NDArray[np.int8]) -> tuple[Any, Any]:
+        with torch.inference_mode():
+            logits, values = net(torch.from_numpy(obs)[None])
+        return logits[0].numpy().astype(np.float64), value_vectors(values, players)[0].numpy().astype(np.float64)
+
+    return evaluate
+
+
+def self_play_game(
+    game: Any, search: GumbelSearch, config: Config, rng: np.random.Generator, replay: Replay
+) -> tuple[int, int]:
+    """Play one game from ``game`` by search, adding the full searches as targets; return (moves, targets)."""
+    s, players = config.search, search.players
+    targets: list[tuple[NDArray[np.int8], NDArray[np.int8], NDArray[np.float32], int]] = []
+    moves = 0
+    while not game.over:
+        full = bool(rng.random() < s.full_fraction)
+        result = search.run(game, s.simulations if full else s.cheap_simulations, rng)
+        if full:
+            obs, mask = game.observe()
+            policy = np.zeros(len(mask), dtype=np.float32)
+            policy[result.actions] = result.improved
+            targets.append((obs.copy(), mask.copy(), policy, int(game.turn)))
+        game.play(result.action)
+        moves += 1
+    outcome = outcome_vector(game, players)
+    for obs, mask, policy, player in targets:
+        replay.add(obs, mask, policy, to_ego(outcome, player))
+    return moves, len(targets)
+
+
+def learn(net: Any, optimizer: Any, replay: Replay, config: Config, rng: np.random.Generator) -> dict[str, float]:
+    """Run the iteration's minibatch updates; return the mean policy and value losses."""
+    import torch
+
+    players = replay.value.shape[1]
+    sums = {"policy": 0.0, "value": 0.0}
+    updates = config.learn.updates_per_iteration if replay.size else 0
+    for _ in range(updates):
+        idx = rng.integers(0, replay.size, size=min(config.learn.batch_size, replay.size))
+        obs = torch.from_numpy(replay.obs[idx])
+        legal = torch.from_numpy(replay.mask[idx]).bool()
+        target_pi = torch.from_numpy(replay.policy[idx])
+        target_v = torch.from_numpy(replay.value[idx])
+        logits, values = net(obs)
+        log_pi = torch.log_softmax(logits.masked_fill(~legal, -1e9), 1)
+        policy_loss = -(target_pi * log_pi.masked_fill(~legal, 0.0)).sum(1).mean()
+        value_loss = ((value_vectors(values, players) - target_v) ** 2).mean()
+        optimizer.zero_grad()
+        (policy_loss + value_loss).backward()
+        optimizer.step()
+        sums["policy"] += policy_loss.item()
+        sums["value"] += value_loss.item()
+    return {k: v / max(updates, 1) for k, v in sums.items()}
+
+
+def evaluate(adapter: Any, options: Any, net: Any, opponents: list[str], games: int, seed: int) -> dict[str, float]:
+    """Return the bare network's (greedy) win rate against each scripted seat, seats alternating."""
+    import torch
+
+    rates = {}
+    for name in opponents:
+        wins = 0.0
+        for g in range(games):
+            seat = g % adapter.num_players
+            rival = adapter.make_seat(name, seed=seed + g)
+            game = adapter.new_game(options)
+            while not game.over:
+                if int(game.turn) == seat:
+                    obs, mask = game.observe()
+                    with torch.inference_mode():
+                        logits = net(torch.from_numpy(obs)[None])[0][0].numpy()
+                    game.play(int(np.argmax(np.where(mask > 0, logits, -np.inf))))
+                else:
+                    game.play(rival.act(game, int(game.turn)))
+            wins += (seat in game.winners) / max(len(game.winners), 1)
+        rates[name] = wins / max(games, 1)
+    return rates
+
+
+def _payload(config: Config, adapter: Any, options: Any, net: Any, training: dict[str, Any] | None) -> dict[str, Any]:
+    from policies import checkpoint
+
+    n = config.network
+    payload = {
+        "format": checkpoint.FORMAT,
+        "format_version": checkpoint.FORMAT_VERSION,
+        "observation_version": adapter.observation_version(),
+        "game": adapter.game_id,
+        "options": adapter.options_to_dict(options),
+        "network": {
+            "channels": n.channels,
+            "cell_layers": n.cell_layers,
+            "land_layers": 0,
+            "head_hidden": n.head_hidden,
+            "turn_trunk": 0,
+        },
+        "model": {k: v.detach().clone() for k, v in net.state_dict().items()},
+        "config": config.to_dict(),
+    }
+    if training is not None:
+        payload["training"] = training
+    return payload
+
+
+def _run_dir(config: Config, run_dir: Path | None, overwrite: bool) -> Path:
+    folder = (
+        run_dir or Path(config.run.out_dir) / f"{config.run.name}-s{config.run.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    )
+    if (folder / "checkpoint.pt").exists() and not overwrite:
+        raise ValueError(f"{folder} already holds a run; continue it with --resume or replace it with --overwrite")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def train(
+    config: Config, resume: Path | None = None, run_dir: Path | None = None, overwrite: bool = False
+) -> dict[str, Any]:
+    """Run (or continue, from ``resume``) a search-guided run; return its folder, counters and last losses."""
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    from policies import checkpoint, games
+
+    torch.set_num_threads(config.run.torch_threads)
+    adapter = games.get(config.game["name"])
+    if not hasattr(adapter, "make_network"):
+        raise ValueError(f"game.name: search-guided training plays the board games, not {adapter.game_id}")
+    options = adapter.options_from_dict({k: v for k, v in config.game.items() if k != "name"})
+    torch.manual_seed(config.run.seed)
+    n = config.network
+    net = adapter.make_network(
+        options, {"channels": n.channels, "cell_layers": n.cell_layers, "head_hidden": n.head_hidden}
+    )
+    optimizer = torch.optim.AdamW(
+        net.parameters(), lr=config.learn.learning_rate, weight_decay=config.learn.weight_decay
+    )
+    players = adapter.num_players
+    probe = adapter.new_game(options)
+    obs, mask = probe.observe()
+    replay = Replay(config.learn.buffer_size, obs.size, mask.size, players)
+    rng = np.random.default_rng(config.run.seed)
+    counters = {"iterations": 0, "moves": 0, "targets": 0, "games": 0, "samples": 0, "seconds": 0.0}
+    if resume is not None:
+        payload = checkpoint.load(resume, game_id=adapter.game_id)
+        state = payload.get("training")
+        if not isinstance(state, dict) or state.get("algo") != FORMAT_TRAINING:
+            raise ValueError(f"{resume}: not a search-guided training checkpoint (a policy or a PPO run's)")
+        checkpoint.load_weights(net, payload, resume)
+        optimizer.load_state_dict(state["optimizer"])
+        replay.load(state["replay"])
+        rng.bit_generator.state = _rng_state(state["numpy_rng"])
+        torch.set_rng_state(state["torch_rng"])
+        counters = dict(state["counters"])
+        folder = Path(resume).parent
+    else:
+        if n.init_from:  # a warm start: any dw train checkpoint of this game and network size (PPO's too)
+            checkpoint.load_weights(net, checkpoint.load(n.init_from, game_id=adapter.game_id), n.init_from)
+        folder = _run_dir(config, run_dir, overwrite)
+    search = GumbelSearch(
+        network_evaluator(net, players),
+        players,
+        SearchSettings(
+            simulations=config.search.simulations,
+            gumbel_k=config.search.gumbel_k,
+            c_visit=config.search.c_visit,
+            c_scale=config.search.c_scale,
+            c_puct=config.search.c_puct,
+        ),
+    )
+    writer = SummaryWriter(str(folder), purge_step=counters["iterations"] if resume else None)
+    losses: dict[str, float] = {}
+    while counters["iterations"] < config.run.iterations:
+        start = time.perf_counter()
+        net.eval()
+        moves = targets = 0
+        for _ in range(config.learn.games_per_iteration):
+            m, t = self_play_game(adapter.new_game(options), search, config, rng, replay)
+            moves, targets = moves + m, targets + t
+        play_s = time.perf_counter() - start
+        net.train()
+        losses = learn(net, optimizer, replay, config, rng)
+        learn_s = time.perf_counter() - start - play_s
+        net.eval()
+        counters["iterations"] += 1
+        counters["moves"] += moves
+        counters["targets"] += targets
+        counters["games"] += config.learn.games_per_iteration
+        samples = config.learn.updates_per_iteration * min(config.learn.batch_size, replay.size)
+        counters["samples"] += samples
+        counters["seconds"] += time.perf_counter() - start
+        step = counters["iterations"]
+        writer.add_scalar("losses/policy", losses["policy"], step)
+        writer.add_scalar("losses/value", losses["value"], step)
+        writer.add_scalar("charts/selfplay_moves_per_s", moves / max(play_s, 1e-9), step)
+        writer.add_scalar("charts/learner_samples_per_s", samples / max(learn_s, 1e-9), step)
+        writer.add_scalar("charts/replay_size", replay.size, step)
+        if config.eval.games:
+            rates = evaluate(adapter, options, net, config.eval.opponents, config.eval.games, config.run.seed)
+            for name, rate in rates.items():
+                writer.add_scalar(f"eval/win_rate_{name}", rate, step)
+        if step % config.run.checkpoint_every == 0 or step == config.run.iterations:
+            training = {
+                "algo": FORMAT_TRAINING,
+                "optimizer": optimizer.state_dict(),
+                "replay": replay.state(),
+                "numpy_rng": _rng_text(rng),
+                "torch_rng": torch.get_rng_state(),
+                "counters": dict(counters),
+            }
+            checkpoint.save(folder / "checkpoint.pt", _payload(config, adapter, options, net, training))
+            checkpoint.save(folder / "policy.pt", _payload(config, adapter, options, net, None))
+    writer.close()
+    return {"run_dir": folder, "counters": counters, "losses": losses}
+
+
+def _rng_text(rng: np.random.Generator) -> dict[str, Any]:
+    """Return a generator's state with its 128-bit integers as text (a checkpoint holds plain data)."""
+    state = rng.bit_generator.state
+    return {
+        "bit_generator": state["bit_generator"],
+        "state": {k: str(v) for k, v in state["state"].items()},
+        "has_uint32": int(state["has_uint32"]),
+        "uinteger": int(state["uinteger"]),
+    }
+
+
+def _rng_state(saved: dict[str, Any]) -> dict[str, Any]:
+    return {**saved, "state": {k: int(v) for k, v in saved["state"].items()}}
