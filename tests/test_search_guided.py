@@ -1,0 +1,201 @@
+"""Search-guided self-play (training/search_guided): the Gumbel max^n search's target, value vectors, exact
+resume across processes, and a tiny run that learns a solved game.
+
+The known-answer games are Nim variants written here on the board-game engine contract (a pile of stones,
+take 1 or 2, whoever takes the last stone wins), for 2 or 3 players: with two players the winning move
+leaves a multiple of 3 (the game's solution), and a pile of 1 or 2 is an immediate win for any number.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from training.search_guided import config as sg
+from training.search_guided.search import GumbelSearch, SearchSettings, outcome_vector
+from training.search_guided.search_guided import Replay, learn, network_evaluator, self_play_game, train
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_PILE = 7
+
+
+class Nim:
+    """Nim on the engine contract: action 0 takes one stone, action 1 takes two; the last stone wins."""
+
+    def __init__(self, pile: int, players: int, turn: int = 0) -> None:
+        self.pile, self.players, self.turn, self.ply = pile, players, turn, 0
+        self.winners: list[int] = []
+        self.truncated = False
+
+    @property
+    def over(self) -> bool:
+        return self.pile == 0
+
+    def copy(self) -> Nim:
+        other = Nim(self.pile, self.players, self.turn)
+        other.winners, other.ply = list(self.winners), self.ply
+        return other
+
+    def legal_actions(self) -> list[int]:
+        return [a for a in (0, 1) if a + 1 <= self.pile]
+
+    def observe(self) -> tuple[np.ndarray, np.ndarray]:
+        obs = np.zeros(MAX_PILE + 1, dtype=np.int8)
+        obs[self.pile] = 1
+        mask = np.zeros(2, dtype=np.int8)
+        mask[self.legal_actions()] = 1
+        return obs, mask
+
+    def play(self, action: int) -> None:
+        self.pile -= action + 1
+        self.ply += 1
+        if self.pile == 0:
+            self.winners = [self.turn]
+        else:
+            self.turn = (self.turn + 1) % self.players
+
+
+class NimNet(torch.nn.Module):
+    """A small policy/value network over Nim's one-hot pile: logits [B, 2] and one value [B] (two players)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = torch.nn.Sequential(torch.nn.Linear(MAX_PILE + 1, 32), torch.nn.ReLU())
+        self.policy = torch.nn.Linear(32, 2)
+        self.value = torch.nn.Linear(32, 1)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x = self.body(obs.float())
+        return self.policy(x), torch.tanh(self.value(x)).squeeze(1)
+
+
+def uniform(players: int):  # type: ignore[no-untyped-def]
+    """Return an evaluator that knows nothing: equal logits, a value of 0 for everyone."""
+    return lambda obs, mask: (np.zeros(len(mask)), np.zeros(players))
+
+
+def test_improved_policy_takes_the_immediate_win_with_three_players() -> None:
+    """Pile 2, three players: taking both stones wins now; taking one lets the next seat win."""
+    search = GumbelSearch(uniform(3), 3, SearchSettings(simulations=8, gumbel_k=2))
+    result = search.run(Nim(2, 3, turn=1), 8, np.random.default_rng(0))
+    assert result.action == 1
+    assert result.improved[list(result.actions).index(1)] > 0.99
+
+
+def test_improved_policy_finds_the_forced_win_two_moves_deep() -> None:
+    """Pile 4, two players: only taking one stone (leaving 3) wins; the evaluator alone cannot tell."""
+    search = GumbelSearch(uniform(2), 2, SearchSettings(simulations=32, gumbel_k=2))
+    for seed in range(3):
+        result = search.run(Nim(4, 2), 32, np.random.default_rng(seed))
+        assert result.action == 0
+        assert result.improved[0] > 0.9
+
+
+@pytest.mark.parametrize(
+    ("players", "winners", "truncated", "expected"),
+    [
+        (2, [0], False, [1.0, -1.0]),
+        (3, [2], False, [-0.5, -0.5, 1.0]),
+        (3, [0, 1], False, [0.25, 0.25, -0.5]),
+        (3, [0, 1, 2], False, [0.0, 0.0, 0.0]),
+        (3, [1], True, [0.0, 0.0, 0.0]),
+    ],
+)
+def test_outcome_vectors_sum_to_zero(players: int, winners: list[int], truncated: bool, expected: list[float]) -> None:
+    game = Nim(0, players)
+    game.winners, game.truncated = winners, truncated
+    out = outcome_vector(game, players)
+    assert out == pytest.approx(expected)
+    assert out.sum() == pytest.approx(0.0)
+
+
+def test_backed_up_value_vectors_sum_as_outcomes_do() -> None:
+    """Every backed-up sum at the root is a sum of zero-sum vectors (max^n keeps the whole vector)."""
+
+    def zero_sum(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        v = np.array([0.3, -0.1, -0.2]) * (int(np.argmax(obs)) - 3)
+        return np.zeros(len(mask)), v
+
+    search = GumbelSearch(zero_sum, 3, SearchSettings(simulations=24, gumbel_k=2))
+    result = search.run(Nim(7, 3), 24, np.random.default_rng(1))
+    assert result.root.visits.sum() == 24
+    assert result.root.totals.sum(1) == pytest.approx(np.zeros(len(result.actions)))
+    assert np.abs(result.root.totals).sum() > 0  # not trivially zero
+
+
+def _tiny_config(**learn: int) -> sg.Config:
+    return sg.from_dict(
+        {
+            "algo": "search_guided",
+            "search": {"simulations": 16, "cheap_simulations": 2, "full_fraction": 1.0, "gumbel_k": 2},
+            "learn": {"batch_size": 64, "buffer_size": 2000, "learning_rate": 0.01, **learn},
+        }
+    )
+
+
+def test_tiny_run_learns_nims_solution() -> None:
+    """After self-play from every pile, the bare network leaves a multiple of 3 from every winning pile."""
+    torch.manual_seed(0)
+    config = _tiny_config(updates_per_iteration=30)
+    net = NimNet()
+    search = GumbelSearch(network_evaluator(net, 2), 2, SearchSettings(simulations=16, gumbel_k=2))
+    optimizer = torch.optim.Adam(net.parameters(), lr=config.learn.learning_rate)
+    replay = Replay(config.learn.buffer_size, MAX_PILE + 1, 2, 2)
+    rng = np.random.default_rng(0)
+    for _ in range(8):
+        net.eval()
+        for pile in range(1, MAX_PILE + 1):
+            self_play_game(Nim(pile, 2), search, config, rng, replay)
+        net.train()
+        losses = learn(net, optimizer, replay, config, rng)
+    net.eval()
+    winning = [p for p in range(1, MAX_PILE + 1) if p % 3]
+    obs, masks = zip(*(Nim(p, 2).observe() for p in winning), strict=True)
+    with torch.no_grad():
+        logits, _ = net(torch.from_numpy(np.stack(obs)))
+    legal_logits = logits.masked_fill(torch.from_numpy(np.stack(masks)) == 0, -torch.inf)
+    assert [int(a) + 1 for a in legal_logits.argmax(1)] == [p % 3 for p in winning]
+    assert losses["value"] < 0.2
+
+
+def test_self_play_targets_are_full_searches_with_zero_sum_outcomes() -> None:
+    """Playout-cap randomisation: with full_fraction 1 every move is a target; the value rows sum to 0."""
+    config = _tiny_config()
+    replay = Replay(100, MAX_PILE + 1, 2, 3)
+    search = GumbelSearch(uniform(3), 3, SearchSettings(simulations=4, gumbel_k=2))
+    moves, targets = self_play_game(Nim(7, 3), search, config, np.random.default_rng(0), replay)
+    assert moves == targets == replay.size >= 4
+    assert replay.value[: replay.size].sum(1) == pytest.approx(np.zeros(replay.size))
+    assert replay.policy[: replay.size].sum(1) == pytest.approx(np.ones(replay.size))
+
+
+def test_config_refuses_unknown_keys_and_bad_values() -> None:
+    with pytest.raises(sg.ConfigError, match=r"search\.simulatons.*allowed: simulations"):
+        sg.from_dict({"algo": "search_guided", "search": {"simulatons": 8}})
+    with pytest.raises(sg.ConfigError, match=r"learn\.full_fraction|search\.full_fraction.*got 0"):
+        sg.from_dict({"algo": "search_guided"}, ["search.full_fraction=0"])
+    with pytest.raises(sg.ConfigError, match=r"algo"):
+        sg.from_dict({"algo": "ppo"})
+
+
+def test_resume_across_processes_is_exact(tmp_path: Path) -> None:
+    """One iteration here, ``dw train --resume`` in a new process for the second: the same as an unbroken run."""
+    smoke = sg.load(ROOT / "configs" / "search_guided_smoke.yaml")
+    train(sg.from_dict(smoke.to_dict(), ["run.iterations=1"]), run_dir=tmp_path / "split")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "dw_cli.main", "train", "--resume", str(tmp_path / "split")]
+    subprocess.run([*command, "--set", "run.iterations=2"], check=True, env=env, cwd=ROOT, timeout=600)
+    train(smoke, run_dir=tmp_path / "whole")
+    split, whole = (torch.load(tmp_path / r / "checkpoint.pt", weights_only=True) for r in ("split", "whole"))
+    assert split["training"]["counters"]["iterations"] == 2
+    for key, tensor in whole["model"].items():
+        assert torch.equal(split["model"][key], tensor), key
+    for key in ("obs", "policy", "value"):
+        assert torch.equal(split["training"]["replay"][key], whole["training"]["replay"][key])
+    assert split["training"]["numpy_rng"] == whole["training"]["numpy_rng"]
