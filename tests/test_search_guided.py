@@ -199,3 +199,12 @@ def test_resume_across_processes_is_exact(tmp_path: Path) -> None:
     for key in ("obs", "policy", "value"):
         assert torch.equal(split["training"]["replay"][key], whole["training"]["replay"][key])
     assert split["training"]["numpy_rng"] == whole["training"]["numpy_rng"]
+
+
+def test_bench_selfplay_reports_each_rate() -> None:
+    """``dw bench selfplay``'s row: network-alone and self-play moves/s, learner samples/s, all measured."""
+    from dw_cli.bench import selfplay
+
+    (row,) = selfplay.run(seconds=0.1, games=("conquer",))["rows"]
+    assert row["game"] == "conquer"
+    assert row["network_moves_s"] > 0 and row["selfplay_moves_s"] > 0 and row["learner_samples_s"] > 0

@@ -16,6 +16,7 @@ BENCHMARKS: dict[str, str] = {
     "play": "dw_cli.bench.play",
     "export": "dw_cli.bench.export",
     "cluster": "dw_cli.bench.cluster",
+    "selfplay": "dw_cli.bench.selfplay",
 }
 
 
@@ -57,7 +58,8 @@ def register(subparsers: Any) -> None:
         "--game",
         choices=GAMES,
         default="domain_wheel",
-        help="the game (default domain_wheel); alveole, conquer and frontera have the engine benchmark",
+        help="the game (default domain_wheel); alveole, conquer and frontera have the engine benchmark, alveole and "
+        "conquer the selfplay one",
     )
     p.set_defaults(func=run)
 
@@ -65,6 +67,13 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     seconds = check_seconds(args.seconds)  # before any import or warm-up: nan would never end a loop
     game = getattr(args, "game", "domain_wheel")
+    if args.what == "selfplay":  # search-guided training's games: every one by default, or the one named
+        from dw_cli.bench import selfplay
+
+        if game != "domain_wheel" and game not in selfplay.GAMES:
+            raise ValueError(f"dw bench selfplay measures {', '.join(selfplay.GAMES)}, not {game}")
+        selfplay.run(seconds=seconds, games=selfplay.GAMES if game == "domain_wheel" else (game,))
+        return 0
     if game == "domain_wheel":
         module = BENCHMARKS[args.what]
     else:

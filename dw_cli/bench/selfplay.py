@@ -1,0 +1,98 @@
+"""``dw bench selfplay``: search-guided training's throughput by game, self-play moves/s and learner samples/s.
+
+Each game runs its example config (``configs/search_guided_<game>.yaml``: the network, the search with its
+playout caps, the batch) on one core, one torch thread:
+
+* **network alone**: moves/s of self-play where each move is the bare network's greedy choice (one forward
+  pass), the reference measured in the same run;
+* **self-play**: moves/s of :func:`training.search_guided.search_guided.self_play_game` as training plays
+  them (full searches on ``search.full_fraction`` of the moves, cheap ones on the rest), and the ratio to
+  the reference (what the search costs per move);
+* **learner**: samples/s of :func:`training.search_guided.search_guided.learn` on minibatches of
+  ``learn.batch_size`` from the replay buffer the self-play filled.
+
+The first game and the first update are warm-ups (compilation, allocations) and are left out.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: the games search-guided training plays, each with its example config
+GAMES = ("alveole", "conquer")
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+def _network_alone(adapter: Any, options: Any, net: Any, seconds: float) -> float:
+    import torch
+
+    moves, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        game = adapter.new_game(options)
+        while not game.over:
+            obs, mask = game.observe()
+            with torch.inference_mode():
+                logits = net(torch.from_numpy(obs)[None])[0][0].numpy()
+            game.play(int(np.argmax(np.where(mask > 0, logits, -np.inf))))
+            moves += 1
+    return moves / (time.perf_counter() - start)
+
+
+def measure(game_id: str, seconds: float) -> dict[str, Any]:
+    """Return one game's figures: network-alone and self-play moves/s, learner samples/s."""
+    import torch
+
+    from policies import games
+    from training.search_guided import config as sg
+    from training.search_guided.search import GumbelSearch, SearchSettings
+    from training.search_guided.search_guided import Replay, learn, network_evaluator, self_play_game
+
+    torch.set_num_threads(1)
+    config = sg.load(CONFIGS / f"search_guided_{game_id}.yaml")
+    adapter = games.get(game_id)
+    options = adapter.options_from_dict({k: v for k, v in config.game.items() if k != "name"})
+    n = config.network
+    net = adapter.make_network(
+        options, {"channels": n.channels, "cell_layers": n.cell_layers, "head_hidden": n.head_hidden}
+    )
+    net.eval()
+    obs, mask = adapter.new_game(options).observe()
+    replay = Replay(config.learn.buffer_size, obs.size, mask.size, adapter.num_players)
+    s = config.search
+    settings = SearchSettings(s.simulations, s.gumbel_k, s.c_visit, s.c_scale, s.c_puct)
+    search = GumbelSearch(network_evaluator(net, adapter.num_players), adapter.num_players, settings)
+    rng = np.random.default_rng(0)
+    self_play_game(adapter.new_game(options), search, config, rng, replay)  # warm-up
+    reference = _network_alone(adapter, options, net, seconds)
+    moves, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        moves += self_play_game(adapter.new_game(options), search, config, rng, replay)[0]
+    play = moves / (time.perf_counter() - start)
+    optimizer = torch.optim.AdamW(net.parameters(), lr=config.learn.learning_rate)
+    one = sg.from_dict(config.to_dict(), ["learn.updates_per_iteration=1"])
+    net.train()
+    learn(net, optimizer, replay, one, rng)  # warm-up
+    updates, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        learn(net, optimizer, replay, one, rng)
+        updates += 1
+    samples = updates * min(config.learn.batch_size, replay.size) / (time.perf_counter() - start)
+    return {"game": game_id, "network_moves_s": reference, "selfplay_moves_s": play, "learner_samples_s": samples}
+
+
+def run(seconds: float = 5.0, games: tuple[str, ...] = GAMES) -> dict[str, Any]:
+    """Print and return each game's throughput (see the module docstring)."""
+    rows = []
+    print(f"{'game':10} {'network alone':>16} {'self-play':>14} {'ratio':>7} {'learner':>16}")
+    for game_id in games:
+        row = measure(game_id, seconds)
+        rows.append(row)
+        print(
+            f"{game_id:10} {row['network_moves_s']:>10,.0f} mv/s {row['selfplay_moves_s']:>8,.1f} mv/s "
+            f"{row['selfplay_moves_s'] / row['network_moves_s']:>7.3f} {row['learner_samples_s']:>8,.0f} samples/s"
+        )
+    return {"rows": rows}
