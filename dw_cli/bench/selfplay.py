@@ -56,9 +56,8 @@ def measure(game_id: str, seconds: float) -> dict[str, Any]:
     adapter = games.get(game_id)
     options = adapter.options_from_dict({k: v for k, v in config.game.items() if k != "name"})
     n = config.network
-    net = adapter.make_network(
-        options, {"channels": n.channels, "cell_layers": n.cell_layers, "head_hidden": n.head_hidden}
-    )
+    size = {"channels": n.channels, "cell_layers": n.cell_layers, "head_hidden": n.head_hidden}
+    net = adapter.make_network(options, size)  # type: ignore[attr-defined]  # the board adapters have one
     net.eval()
     obs, mask = adapter.new_game(options).observe()
     replay = Replay(config.learn.buffer_size, obs.size, mask.size, adapter.num_players)
