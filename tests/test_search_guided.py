@@ -208,3 +208,14 @@ def test_bench_selfplay_reports_each_rate() -> None:
     (row,) = selfplay.run(seconds=0.1, games=("conquer",))["rows"]
     assert row["game"] == "conquer"
     assert row["network_moves_s"] > 0 and row["selfplay_moves_s"] > 0 and row["learner_samples_s"] > 0
+
+
+def test_warm_start_takes_the_checkpoints_weights(tmp_path: Path) -> None:
+    """``network.init_from``: a run that has not updated yet plays with the weights it started from."""
+    smoke = sg.load(ROOT / "configs" / "search_guided_smoke.yaml").to_dict()
+    train(sg.from_dict(smoke, ["run.iterations=1", "eval.games=0"]), run_dir=tmp_path / "first")
+    start = tmp_path / "first" / "policy.pt"
+    overrides = ["run.iterations=1", "run.seed=7", "eval.games=0", "learn.updates_per_iteration=0"]
+    train(sg.from_dict(smoke, [*overrides, f"network.init_from={start}"]), run_dir=tmp_path / "warm")
+    first, warm = (torch.load(tmp_path / r / "policy.pt", weights_only=True)["model"] for r in ("first", "warm"))
+    assert all(torch.equal(first[k], warm[k]) for k in first)
