@@ -219,3 +219,38 @@ def test_warm_start_takes_the_checkpoints_weights(tmp_path: Path) -> None:
     train(sg.from_dict(smoke, [*overrides, f"network.init_from={start}"]), run_dir=tmp_path / "warm")
     first, warm = (torch.load(tmp_path / r / "policy.pt", weights_only=True)["model"] for r in ("first", "warm"))
     assert all(torch.equal(first[k], warm[k]) for k in first)
+
+
+@pytest.mark.parametrize(
+    ("game_id", "options", "count"),
+    [("alveole", {}, 12), ("conquer", {"size": "5x5"}, 8), ("conquer", {"size": "5x4"}, 4)],
+)
+def test_board_symmetries_map_positions_to_their_images(game_id: str, options: dict, count: int) -> None:
+    """A game played in a symmetric image observes, and allows, the image of the original's observation and mask.
+
+    Alveole's start is its own image under 6 of its 12 symmetries (3 turns, 3 mirrors): those are replayed.
+    """
+    from policies import games
+
+    adapter = games.get(game_id)
+    opts = adapter.options_from_dict(options)
+    observation, action = adapter.symmetries(opts)  # type: ignore[attr-defined]
+    assert len(observation) == len(action) == count
+    assert (observation[0] == np.arange(observation.shape[1])).all()
+    rng = np.random.default_rng(3)
+    replayed = 0
+    for k in range(count):
+        original, image = adapter.new_game(opts), adapter.new_game(opts)
+        if not (original.observe()[0][observation[k]] == image.observe()[0]).all():
+            continue
+        replayed += 1
+        forward = np.argsort(action[k])
+        for _ in range(8):
+            move = int(rng.choice(original.legal_actions()))
+            original.play(move)
+            image.play(int(forward[move]))
+            obs, mask = original.observe()
+            obs_image, mask_image = image.observe()
+            assert (obs[observation[k]] == obs_image).all(), k
+            assert (mask[action[k]] == mask_image).all(), k
+    assert replayed == (6 if game_id == "alveole" else count)

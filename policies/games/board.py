@@ -17,6 +17,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from policies.games.base import TRUNCATION, BoardGame, GameRecorder
 
 
@@ -194,6 +197,17 @@ class BoardGrid(BoardGame):
             observation_version=self.observation_version(),
             **dict(size),
         )
+
+    def symmetries(self, options: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Return the board's symmetries as gather indices ``(observation [S, D], action [S, A])``, identity first.
+
+        Row ``k`` turns a position's flat observation ``obs`` into its image ``obs[observation[k]]`` (and a
+        mask or policy over actions likewise): the training targets of one position count for ``S``. The
+        default is the identity alone; a game whose rules look the same under a turn or a mirror says so.
+        """
+        c, h, w = self.planes(options)
+        actions = int(self.encoding.ACTION_PLANES) * h * w + int(self.encoding.EXTRA_ACTIONS)
+        return np.arange(c * h * w)[None], np.arange(actions)[None]
 
     def make_vector_env(self, num_envs: int, options: Any, num_threads: int, seed: int | None) -> Any:
         """Return the game's batched vector env (the same API as Domain Wheel's)."""

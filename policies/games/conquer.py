@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from policies.games.board import BoardGrid
 
 
@@ -44,6 +47,22 @@ class Conquer(BoardGrid):
         row = super().result_row(game, tracker)
         row["dots_end"] = row.pop("pieces_end")
         return row
+
+    def symmetries(self, options: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """The grid's turns and mirrors (the rules name no direction): 8 on a square board, 4 on another.
+
+        Every observation plane is a plane over the points (docs/CONQUER.md's encoding), so each turns as
+        the board does; the pass (the last action) stays.
+        """
+        h, w, planes = int(options.height), int(options.width), 8
+        grid = np.arange(h * w).reshape(h, w)
+        images = [grid, grid[::-1], grid[:, ::-1], grid[::-1, ::-1]]
+        if h == w:
+            images += [grid.T, grid.T[::-1], grid.T[:, ::-1], grid.T[::-1, ::-1]]
+        points = np.stack([image.ravel() for image in images])
+        observation = np.concatenate([points + p * h * w for p in range(planes)], axis=1)
+        action = np.concatenate([points, np.full((len(points), 1), h * w)], axis=1)
+        return observation.astype(np.int64), action.astype(np.int64)
 
     def make_record(self, start: Any, end: Any, actions: Sequence[int], players: Sequence[str]) -> dict[str, Any]:
         from conquer_env.record import make_record

@@ -10,7 +10,8 @@ the value given here::
              from: a PPO run's or a search-guided one's)
     search:  simulations, cheap_simulations, full_fraction (playout-cap randomisation), gumbel_k, c_visit,
              c_scale, c_puct
-    learn:   games_per_iteration, buffer_size, batch_size, updates_per_iteration, learning_rate, weight_decay
+    learn:   games_per_iteration, buffer_size, batch_size, updates_per_iteration, learning_rate, weight_decay,
+             symmetries (each minibatch position drawn in one of the board's symmetric images)
     eval:    games, opponents (the game's scripted seats the bare network meets after every iteration)
 
 Validation is as strict as PPO's: an unknown section or key, a value of the wrong type or out of range is an
@@ -74,6 +75,7 @@ class LearnConfig(_Section):
     updates_per_iteration: int = Field(20, ge=0, le=10**6)
     learning_rate: float = Field(1e-3, gt=0.0, le=1.0, allow_inf_nan=False)
     weight_decay: float = Field(1e-4, ge=0.0, le=1.0, allow_inf_nan=False)
+    symmetries: bool = True
 
 
 class EvalConfig(_Section):

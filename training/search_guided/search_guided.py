@@ -7,7 +7,9 @@ otherwise ``search.cheap_simulations`` and no target. Each target is (observatio
 improved policy, the game's outcome vector in the player to move's frame) in a bounded replay buffer of
 preallocated arrays (the oldest positions overwritten). Then ``learn.updates_per_iteration`` minibatches:
 cross-entropy of the masked policy to the improved policy, and mean squared error of the value vector to the
-outcome vector (a board network's one value ``v`` is the two-player vector ``(v, -v)``). After the iteration,
+outcome vector (a board network's one value ``v`` is the two-player vector ``(v, -v)``), each position
+drawn as one of its board's symmetric images (Alveole's 12, Conquer's 8 on a square board) with
+``learn.symmetries``. After the iteration,
 optionally, the bare network (greedy) plays ``eval.games`` against each of the game's scripted seats.
 
 Determinism: one numpy generator drives the searches' Gumbel noise and the minibatch draws, the learner runs
@@ -111,8 +113,14 @@ def self_play_game(
     return moves, len(targets)
 
 
-def learn(net: Any, optimizer: Any, replay: Replay, config: Config, rng: np.random.Generator) -> dict[str, float]:
-    """Run the iteration's minibatch updates; return the mean policy and value losses."""
+def learn(
+    net: Any, optimizer: Any, replay: Replay, config: Config, rng: np.random.Generator, symmetries: Any = None
+) -> dict[str, float]:
+    """Run the iteration's minibatch updates; return the mean policy and value losses.
+
+    ``symmetries``: the board's gather indices (``BoardGrid.symmetries``); each position of a minibatch is
+    then drawn as one of its images, at random.
+    """
     import torch
 
     players = replay.value.shape[1]
@@ -120,9 +128,15 @@ def learn(net: Any, optimizer: Any, replay: Replay, config: Config, rng: np.rand
     updates = config.learn.updates_per_iteration if replay.size else 0
     for _ in range(updates):
         idx = rng.integers(0, replay.size, size=min(config.learn.batch_size, replay.size))
-        obs = torch.from_numpy(replay.obs[idx])
-        legal = torch.from_numpy(replay.mask[idx]).bool()
-        target_pi = torch.from_numpy(replay.policy[idx])
+        obs, mask, policy = replay.obs[idx], replay.mask[idx], replay.policy[idx]
+        if symmetries is not None and len(symmetries[0]) > 1:
+            k = rng.integers(0, len(symmetries[0]), size=len(idx))
+            obs = np.take_along_axis(obs, symmetries[0][k], 1)
+            mask = np.take_along_axis(mask, symmetries[1][k], 1)
+            policy = np.take_along_axis(policy, symmetries[1][k], 1)
+        obs = torch.from_numpy(obs)
+        legal = torch.from_numpy(mask).bool()
+        target_pi = torch.from_numpy(policy)
         target_v = torch.from_numpy(replay.value[idx])
         logits, values = net(obs)
         log_pi = torch.log_softmax(logits.masked_fill(~legal, -1e9), 1)
@@ -222,6 +236,7 @@ def train(
     obs, mask = probe.observe()
     replay = Replay(config.learn.buffer_size, obs.size, mask.size, players)
     rng = np.random.default_rng(config.run.seed)
+    symmetries = adapter.symmetries(options) if config.learn.symmetries else None
     counters = {"iterations": 0, "moves": 0, "targets": 0, "games": 0, "samples": 0, "seconds": 0.0}
     if resume is not None:
         payload = checkpoint.load(resume, game_id=adapter.game_id)
@@ -261,7 +276,7 @@ def train(
             moves, targets = moves + m, targets + t
         play_s = time.perf_counter() - start
         net.train()
-        losses = learn(net, optimizer, replay, config, rng)
+        losses = learn(net, optimizer, replay, config, rng, symmetries)
         learn_s = time.perf_counter() - start - play_s
         net.eval()
         counters["iterations"] += 1
