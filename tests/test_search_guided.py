@@ -254,3 +254,11 @@ def test_board_symmetries_map_positions_to_their_images(game_id: str, options: d
             assert (obs[observation[k]] == obs_image).all(), k
             assert (mask[action[k]] == mask_image).all(), k
     assert replayed == (6 if game_id == "alveole" else count)
+
+
+def test_cuda_learner_without_a_gpu_is_refused_before_any_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)  # the refusal, on any machine
+    smoke = sg.load(ROOT / "configs" / "search_guided_smoke.yaml").to_dict()
+    with pytest.raises(ValueError, match="run.device: cuda, but torch sees no GPU"):
+        train(sg.from_dict(smoke, ["run.device=cuda"]), run_dir=tmp_path / "run")
+    assert not (tmp_path / "run" / "checkpoint.pt").exists()

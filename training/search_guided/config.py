@@ -4,7 +4,8 @@ A config file (``configs/search_guided_*.yaml``) has these sections; every key i
 the value given here::
 
     algo:    search_guided (required: a config without it is a PPO config, training/ppo/config.py)
-    run:     name, seed, out_dir, iterations, checkpoint_every, torch_threads
+    run:     name, seed, out_dir, iterations, checkpoint_every, torch_threads, device (the learner's: auto
+             picks a GPU when torch sees one; self-play stays on the CPU)
     game:    name (an id of policies.games with a board-game engine: alveole, conquer) and that game's options
     network: channels, cell_layers, head_hidden (policies/board_network.py), init_from (a checkpoint to start
              from: a PPO run's or a search-guided one's)
@@ -49,6 +50,7 @@ class RunConfig(_Section):
     iterations: int = Field(10, ge=1, le=10**7)
     checkpoint_every: int = Field(1, ge=1, le=10**7)
     torch_threads: int = Field(1, ge=1, le=256)
+    device: Literal["auto", "cpu", "cuda"] = "auto"
 
 
 class NetworkConfig(_Section):

@@ -21,6 +21,7 @@ and ``dw export`` take it as they take PPO's.
 
 from __future__ import annotations
 
+import copy
 import time
 from pathlib import Path
 from typing import Any
@@ -123,7 +124,7 @@ def learn(
     """
     import torch
 
-    players = replay.value.shape[1]
+    players, device = replay.value.shape[1], next(net.parameters()).device
     sums = {"policy": 0.0, "value": 0.0}
     updates = config.learn.updates_per_iteration if replay.size else 0
     for _ in range(updates):
@@ -134,10 +135,10 @@ def learn(
             obs = np.take_along_axis(obs, symmetries[0][k], 1)
             mask = np.take_along_axis(mask, symmetries[1][k], 1)
             policy = np.take_along_axis(policy, symmetries[1][k], 1)
-        obs = torch.from_numpy(obs)
-        legal = torch.from_numpy(mask).bool()
-        target_pi = torch.from_numpy(policy)
-        target_v = torch.from_numpy(replay.value[idx])
+        obs = torch.from_numpy(obs).to(device)
+        legal = torch.from_numpy(mask).to(device).bool()
+        target_pi = torch.from_numpy(policy).to(device)
+        target_v = torch.from_numpy(replay.value[idx]).to(device)
         logits, values = net(obs)
         log_pi = torch.log_softmax(logits.masked_fill(~legal, -1e9), 1)
         policy_loss = -(target_pi * log_pi.masked_fill(~legal, 0.0)).sum(1).mean()
@@ -191,7 +192,7 @@ def _payload(config: Config, adapter: Any, options: Any, net: Any, training: dic
             "head_hidden": n.head_hidden,
             "turn_trunk": 0,
         },
-        "model": {k: v.detach().clone() for k, v in net.state_dict().items()},
+        "model": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
         "config": config.to_dict(),
     }
     if training is not None:
@@ -244,7 +245,6 @@ def train(
         if not isinstance(state, dict) or state.get("algo") != FORMAT_TRAINING:
             raise ValueError(f"{resume}: not a search-guided training checkpoint (a policy or a PPO run's)")
         checkpoint.load_weights(net, payload, resume)
-        optimizer.load_state_dict(state["optimizer"])
         replay.load(state["replay"])
         rng.bit_generator.state = _rng_state(state["numpy_rng"])
         torch.set_rng_state(state["torch_rng"])
@@ -254,8 +254,18 @@ def train(
         if n.init_from:  # a warm start: any dw train checkpoint of this game and network size (PPO's too)
             checkpoint.load_weights(net, checkpoint.load(n.init_from, game_id=adapter.game_id), n.init_from)
         folder = _run_dir(config, run_dir, overwrite)
+    # the learner on a GPU when there is one; self-play's one-position evaluations stay on the CPU, on a copy
+    device = (
+        "cuda" if config.run.device == "cuda" or (config.run.device == "auto" and torch.cuda.is_available()) else "cpu"
+    )
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("run.device: cuda, but torch sees no GPU here; allowed: auto, cpu (or cuda on a GPU)")
+    player = net if device == "cpu" else copy.deepcopy(net)
+    net.to(device)
+    if resume is not None:
+        optimizer.load_state_dict(state["optimizer"])  # after the move: its moments follow the parameters' device
     search = GumbelSearch(
-        network_evaluator(net, players),
+        network_evaluator(player, players),
         players,
         SearchSettings(
             simulations=config.search.simulations,
@@ -269,7 +279,7 @@ def train(
     losses: dict[str, float] = {}
     while counters["iterations"] < config.run.iterations:
         start = time.perf_counter()
-        net.eval()
+        player.eval()
         moves = targets = 0
         for _ in range(config.learn.games_per_iteration):
             m, t = self_play_game(adapter.new_game(options), search, config, rng, replay)
@@ -278,7 +288,9 @@ def train(
         net.train()
         losses = learn(net, optimizer, replay, config, rng, symmetries)
         learn_s = time.perf_counter() - start - play_s
-        net.eval()
+        if player is not net:
+            player.load_state_dict(net.state_dict())
+        player.eval()
         counters["iterations"] += 1
         counters["moves"] += moves
         counters["targets"] += targets
@@ -293,7 +305,7 @@ def train(
         writer.add_scalar("charts/learner_samples_per_s", samples / max(learn_s, 1e-9), step)
         writer.add_scalar("charts/replay_size", replay.size, step)
         if config.eval.games:
-            rates = evaluate(adapter, options, net, config.eval.opponents, config.eval.games, config.run.seed)
+            rates = evaluate(adapter, options, player, config.eval.opponents, config.eval.games, config.run.seed)
             for name, rate in rates.items():
                 writer.add_scalar(f"eval/win_rate_{name}", rate, step)
         if step % config.run.checkpoint_every == 0 or step == config.run.iterations:
