@@ -262,3 +262,27 @@ def test_cuda_learner_without_a_gpu_is_refused_before_any_work(tmp_path: Path, m
     with pytest.raises(ValueError, match="run.device: cuda, but torch sees no GPU"):
         train(sg.from_dict(smoke, ["run.device=cuda"]), run_dir=tmp_path / "run")
     assert not (tmp_path / "run" / "checkpoint.pt").exists()
+
+
+def test_unknown_evaluation_seat_is_refused_before_any_work(tmp_path: Path) -> None:
+    smoke = sg.load(ROOT / "configs" / "search_guided_smoke.yaml").to_dict()
+    with pytest.raises(ValueError, match=r"eval.opponents: 'balanced' is not a seat of conquer; allowed: .*heuristic"):
+        train(sg.from_dict(smoke, ["eval.opponents=[balanced]"]), run_dir=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+def test_dw_train_resume_refuses_a_change_other_than_iterations(tmp_path: Path) -> None:
+    """``dw train --resume`` of a search-guided run may only extend it: the rest is the checkpoint's config."""
+    import argparse
+
+    from dw_cli.commands.train import _run
+
+    smoke = sg.load(ROOT / "configs" / "search_guided_smoke.yaml").to_dict()
+    train(sg.from_dict(smoke, ["run.iterations=1", "eval.games=0"]), run_dir=tmp_path / "run")
+    before = (tmp_path / "run" / "checkpoint.pt").read_bytes()
+    args = argparse.Namespace(
+        config=None, overrides=["search.simulations=64"], resume=tmp_path / "run", run_dir=None, overwrite=False
+    )
+    with pytest.raises(ValueError, match=r"--set 'search.simulations' cannot change when resuming; allowed: run"):
+        _run(args)
+    assert (tmp_path / "run" / "checkpoint.pt").read_bytes() == before

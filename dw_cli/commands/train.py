@@ -123,6 +123,7 @@ def _is_search_guided(args: argparse.Namespace) -> bool:
 
 def _run_search_guided(args: argparse.Namespace) -> int:
     """Run or continue a search-guided run (training/search_guided/search_guided.py) and print its figures."""
+    from dw_env.errors import brief
     from policies import checkpoint
     from training.search_guided import config as sg
     from training.search_guided.search_guided import train
@@ -133,7 +134,8 @@ def _run_search_guided(args: argparse.Namespace) -> int:
         for text in args.overrides:
             if text.partition("=")[0].strip() != "run.iterations":
                 raise ValueError(
-                    f"--set {text.partition('=')[0].strip()[:80]} cannot change when resuming; allowed: run.iterations"
+                    f"--set {brief(text.partition('=')[0].strip())} cannot change when resuming; "
+                    "allowed: run.iterations"
                 )
         config = sg.from_dict(checkpoint.load(args.resume)["config"], args.overrides)
     else:

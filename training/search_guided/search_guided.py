@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from gamecore.errors import brief
 from training.search_guided.config import Config
 from training.search_guided.search import GumbelSearch, SearchSettings, outcome_vector, to_ego
 
@@ -200,6 +201,14 @@ def _payload(config: Config, adapter: Any, options: Any, net: Any, training: dic
     return payload
 
 
+def _save(folder: Path, payload: dict[str, Any]) -> None:
+    """Write the run's checkpoint (with the training state) and its policy file (without), each atomically."""
+    from policies import checkpoint
+
+    checkpoint.save(folder / "checkpoint.pt", payload)
+    checkpoint.save(folder / "policy.pt", checkpoint.export_policy(payload))
+
+
 def _run_dir(config: Config, run_dir: Path | None, overwrite: bool) -> Path:
     folder = (
         run_dir or Path(config.run.out_dir) / f"{config.run.name}-s{config.run.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -224,6 +233,12 @@ def train(
     if not hasattr(adapter, "make_network"):
         raise ValueError(f"game.name: search-guided training plays the board games, not {adapter.game_id}")
     options = adapter.options_from_dict({k: v for k, v in config.game.items() if k != "name"})
+    for name in config.eval.opponents:  # a misspelt seat is refused now, not after the first iteration
+        if not adapter.is_registered(name):
+            raise ValueError(
+                f"eval.opponents: {brief(name)} is not a seat of {adapter.game_id}; allowed: "
+                f"{', '.join(adapter.registered_seats())}"
+            )
     torch.manual_seed(config.run.seed)
     n = config.network
     net = adapter.make_network(
@@ -299,11 +314,15 @@ def train(
         counters["samples"] += samples
         counters["seconds"] += time.perf_counter() - start
         step = counters["iterations"]
-        writer.add_scalar("losses/policy", losses["policy"], step)
-        writer.add_scalar("losses/value", losses["value"], step)
-        writer.add_scalar("charts/selfplay_moves_per_s", moves / max(play_s, 1e-9), step)
-        writer.add_scalar("charts/learner_samples_per_s", samples / max(learn_s, 1e-9), step)
-        writer.add_scalar("charts/replay_size", replay.size, step)
+        rates = {
+            "losses/policy": losses["policy"],
+            "losses/value": losses["value"],
+            "charts/selfplay_moves_per_s": moves / max(play_s, 1e-9),
+            "charts/learner_samples_per_s": samples / max(learn_s, 1e-9),
+            "charts/replay_size": replay.size,
+        }
+        for name, value in rates.items():
+            writer.add_scalar(name, value, step)
         if config.eval.games:
             rates = evaluate(adapter, options, player, config.eval.opponents, config.eval.games, config.run.seed)
             for name, rate in rates.items():
@@ -317,8 +336,7 @@ def train(
                 "torch_rng": torch.get_rng_state(),
                 "counters": dict(counters),
             }
-            checkpoint.save(folder / "checkpoint.pt", _payload(config, adapter, options, net, training))
-            checkpoint.save(folder / "policy.pt", _payload(config, adapter, options, net, None))
+            _save(folder, _payload(config, adapter, options, net, training))
     writer.close()
     return {"run_dir": folder, "counters": counters, "losses": losses}
 
