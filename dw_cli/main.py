@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "dw_cli.commands.arena",
     "dw_cli.commands.train",
     "dw_cli.commands.sweep",
+    "dw_cli.commands.ladder",
     "dw_cli.commands.export",
     "dw_cli.commands.play",
 )
