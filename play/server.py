@@ -31,7 +31,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gamecore.errors import brief
-from play import games, protocol
+from play import games, levels, protocol
 from play.games import JSON, InputError
 from play.hosts import HostCheck
 from play.limits import ClientLimits, Clock, LimitSettings
@@ -196,7 +196,14 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     @api
     async def menu(request: Request) -> JSON:
         return {
-            "games": [a.menu() for a in games.available()],
+            "games": [
+                {
+                    **a.menu(),
+                    "levels": levels.levels_json(a.game_id),
+                    "advanced": levels.advanced_json(catalogue.entries(a.game_id)),
+                }
+                for a in games.available()
+            ],
             "strategies": [s.to_json() for s in catalogue.entries()],
             "strategies_by_game": {
                 a.game_id: [s.to_json() for s in catalogue.entries(a.game_id)] for a in games.available()

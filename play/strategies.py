@@ -3,6 +3,8 @@
 Every list is one game's (``game_id``, Domain Wheel by default): its own seats, and only the checkpoints and
 packages made for it (a checkpoint names its game, policies/checkpoint.py; a package's manifest too).
 
+* level: every level of the game's difficulty ladders (policies/ladders, play/levels.py), id ``level:L:k``,
+  named "Nivel k", its spec the level's seat (a scripted AI, a shipped checkpoint or a search over one);
 * scripted: the game's registered seats (Domain Wheel: every name of :mod:`policies.registry`, rule 10.1's
   six, in the original menu's order; the board games: ``random``, ``heuristic``), id = the registered name;
 * checkpoint: every ``*.pt`` file in the searched folders, id ``checkpoint:NAME.pt``; its card is the
@@ -36,7 +38,7 @@ from typing import Any
 
 from gamecore.loaders import load_json
 from play.games import JSON, InputError
-from policies import games, registry
+from policies import games, ladders, registry
 
 log = logging.getLogger("play.strategies")
 
@@ -223,9 +225,25 @@ def _scripted(game_id: str) -> list[Strategy]:
     return [Strategy(name, "scripted", adapter.display_name(name), name) for name in adapter.registered_seats()]
 
 
+def _levels(game_id: str) -> list[Strategy]:
+    """Return the game's ladder levels as strategies (play/levels.py): id ``level:L:k``, named "Nivel k"."""
+    from play import levels
+
+    out = []
+    for lad in levels.ladders_of(game_id):
+        for lv in lad.levels:
+            card: JSON = {
+                "display_names": {lang: text.format(n=lv.number) for lang, text in levels.LEVEL_NAMES.items()},
+                "level": {"ladder": lad.name, "number": lv.number, "description": lv.description},
+            }
+            name = levels.LEVEL_NAMES["es"].format(n=lv.number)
+            out.append(Strategy(ladders.level_id(lad.name, lv.number), "level", name, lv.spec(), card))
+    return out
+
+
 def discover(dirs: list[Path] | tuple[Path, ...], game_id: str = games.DEFAULT_GAME) -> list[Strategy]:
-    """Return every strategy of a game: its registered AIs, then its checkpoints and packages found in ``dirs``."""
-    found = _scripted(game_id)
+    """Return every strategy of a game: its own AIs, its levels, then the checkpoints and packages in ``dirs``."""
+    found = _scripted(game_id) + _levels(game_id)
     seen: set[str] = {s.id for s in found}
     searched: list[Strategy] = []  # search seats over packages, listed last
     playouts = search_playouts(game_id)
