@@ -128,12 +128,16 @@ def test_menu_starts_a_game_against_two_ais(page: Any, live_server: LiveServer, 
     names = pg.eval_on_selector_all("[data-testid=seat-kind-1] option", "os => os.map(o => o.textContent)")
     for name in ("Humano", "Equilibrada", "Expansionista", "Directa al centro", "Saqueadora", "Guardiana", "Aleatoria"):
         assert name in names
-    listed = httpx.get(live_server.url + "/api/strategies", timeout=30).json()["strategies"]
+    games = httpx.get(live_server.url + "/api/menu", timeout=30).json()["games"]
+    menu = next(g for g in games if g["id"] == "domain_wheel")
     values = pg.eval_on_selector_all("[data-testid=seat-kind-1] option", "os => os.map(o => o.value)")
-    assert {s["id"] for s in listed} <= set(values)  # every strategy the server lists, checkpoints included
+    assert values[1] == menu["levels"][0]["id"] and not {a["id"] for a in menu["advanced"]} & set(values)
+    pg.check("[data-testid=show-advanced]")  # the advanced list (networks, packages, search) on request
+    values = pg.eval_on_selector_all("[data-testid=seat-kind-1] option", "os => os.map(o => o.value)")
+    assert {a["id"] for a in menu["advanced"]} <= set(values)
     for opt in ("land_radius", "map_radius", "turns_to_conquer", "king_may_be_alone", "fast_knights"):
         assert pg.locator(f"[data-testid=opt-{opt}]").count() == 1
-    trained = [s for s in listed if s["kind"] in ("checkpoint", "package")]
+    trained = [s for s in menu["advanced"] if s["kind"] in ("checkpoint", "package")]
     for seat, strategy in zip((1, 2), trained, strict=False):  # a trained seat shows its card: data and strength
         pg.select_option(f"[data-testid=seat-kind-{seat}]", strategy["id"])
         card = pg.inner_text(f"[data-testid=seat-card-{seat}]")

@@ -32,7 +32,8 @@ def test_conquer_menu_in_spanish_and_english(page: Any, live_server: LiveServer)
     pg.wait_for_selector("[data-testid=conquer-menu]")
     assert "anillo" in pg.inner_text("[data-testid=conquer-rules]")
     names = pg.eval_on_selector_all("[data-testid=conquer-seat-kind-1] option", "os => os.map(o => o.textContent)")
-    assert names[:3] == ["Humano", "Aleatoria", "Heurística"]
+    assert names[0] == "Humano" and names[1].startswith("Nivel 1")  # the levels first, then the own AIs
+    assert names.index("Aleatoria") + 1 == names.index("Heurística")
     assert pg.input_value("[data-testid=conquer-seat-kind-1]") == "heuristic", "the strongest own AI by default"
     sizes = pg.eval_on_selector_all("[data-testid=conquer-size] option", "os => os.map(o => o.value)")
     assert sizes == ["9x9", "15x15", "39x32"]

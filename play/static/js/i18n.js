@@ -82,7 +82,19 @@ export function tn(key, n, params = {}) {
 
 /** The name of an AI in the page's language: our scripted AIs by id (ai.name.ID), others by the name they bring. */
 export function aiName(id, fallback = null) {
+  const level = /^level:[a-z0-9_-]+:(\d+)$/.exec(String(id));
+  if (level) return t("ladder.level", { n: level[1] });
+  const learned = learnedNames.get(id);
+  if (learned) return learned[lang] || learned.en || fallback || id;
   return has(`ai.name.${id}`) ? t(`ai.name.${id}`) : fallback || id;
+}
+
+/** Names in both languages the server gave for its strategies (the menu's levels and advanced list), by id. */
+const learnedNames = new Map();
+
+/** Remember the names of a list of {id, names: {es, en}} (the menu's levels and advanced entries). */
+export function learnNames(list) {
+  for (const s of list) if (s && s.id && s.names) learnedNames.set(s.id, s.names);
 }
 
 /** The name a seat shows (colourKey, e.g. "player.blue", may be null): the name a player typed, or, for a name the

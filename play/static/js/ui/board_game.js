@@ -7,13 +7,14 @@
 // i18n keys, CSS classes and test ids follow the game's id: `${game}.seat.NAME`, `${game}.ai.ID`, `${game}.tagline`,
 // `${game}-screen`, `${game}-side`, `${game}-menu`, `${game}-seat-kind-P`, ...
 
-import { t, langSwitch, onLangChange, errorText, seatName } from "../i18n.js";
+import { t, has, aiName, langSwitch, onLangChange, errorText, seatName } from "../i18n.js";
 import * as api from "../api.js";
 import { Announcer, el } from "./hud.js";
 import { showConnection } from "./connection.js";
 import { clockSelect, disableInputs, seatStatus, tickClocks } from "./presence.js";
 import { ChatPanel } from "./chat.js";
 import { followSeats, leaveGame, rematchButton, seatMenu } from "./seat_menu.js";
+import { advancedCard, advancedToggle, isAdvanced, levelCard, strategyOptions } from "./levels.js";
 import { bigButton, menuPage, RecordViews, replayControls, replayKey, speedSelect } from "./screen_parts.js";
 
 /** Load a game's stylesheet (css/GAME.css) once: the page's index.html lists Domain Wheel's only. */
@@ -72,22 +73,36 @@ export class BoardMenuScreen {
       this.root.replaceChildren(el("p", { class: "error-box", text: t(`${id}.not_hosted`) }));
       return;
     }
-    // the seats this server offers for the game: its own AIs, then the checkpoints, search seats and packages
-    const label = (s) => (s.kind === "scripted" ? t(`${id}.ai.${s.id}`) : s.display_name);
+    // the seats this server offers for the game: its levels, its own AIs, then (on request) the advanced list
+    const label = (s) => t(`${id}.ai.${s.id}`);
     const defaultAI = [...strategies].reverse().find((s) => s.kind === "scripted")?.id;
     const saved = this._remembered();
+    let showAdvanced = Boolean(saved.advanced);
     const seats = seatNames.map((_, p) => {
       const seat = seatLabel(this.spec, p);
       const nameIn = el("input", { type: "text", maxlength: 24, "data-testid": `${id}-seat-name-${p}`,
         "aria-label": t("menu.name_of", { seat }), value: saved.names?.[p] || seat });
-      const kindSel = el("select", { "data-testid": `${id}-seat-kind-${p}`, "aria-label": t("menu.kind_of", { seat }) },
-        el("option", { value: "human", text: t("menu.human") }),
-        ...strategies.map((s) => el("option", { value: s.id, text: label(s) })));
       const want = saved.kinds?.[p] ?? (p === 0 ? "human" : defaultAI || "human");
+      showAdvanced ||= isAdvanced(game, want);
+      const kindSel = el("select", { "data-testid": `${id}-seat-kind-${p}`, "aria-label": t("menu.kind_of", { seat }) },
+        ...strategyOptions(game, strategies, label, showAdvanced));
       kindSel.value = [...kindSel.options].some((o) => o.value === want) ? want : "human";
-      return { nameIn, kindSel, row: el("div", { class: "seat-row" },
-        el("span", { class: `${stone} p${p}`, "aria-hidden": "true" }), el("strong", { text: seat }), nameIn, kindSel) };
+      const card = el("div", { class: "strategy-card", "data-testid": `${id}-seat-card-${p}` });
+      const showCard = () => card.replaceChildren(...(levelCard(game, kindSel.value) || advancedCard(game, kindSel.value) || []).map((x) => el("div", { text: x })));
+      kindSel.addEventListener("change", showCard);
+      showCard();
+      return { nameIn, kindSel, showCard, row: el("div", { class: "seat-row" },
+        el("span", { class: `${stone} p${p}`, "aria-hidden": "true" }), el("strong", { text: seat }), nameIn, kindSel, card) };
     });
+    const advanced = advancedToggle(showAdvanced, (on) => {
+      showAdvanced = on;
+      for (const { kindSel, showCard } of seats) {
+        const was = kindSel.value;
+        kindSel.replaceChildren(...strategyOptions(game, strategies, label, on));
+        kindSel.value = [...kindSel.options].some((o) => o.value === was) ? was : "human";
+        showCard();
+      }
+    }, `${id}-show-advanced`);
     const options = this.optionFields(game, saved);
     const speedSel = speedSelect({ "data-testid": "menu-ai-speed" }, saved.speed);
     const clock = clockSelect(saved.clock);
@@ -101,7 +116,7 @@ export class BoardMenuScreen {
       try {
         localStorage.setItem(this.storage, JSON.stringify({ names: players.map((x) => x.name),
           kinds: seats.map((s) => s.kindSel.value), ...options.remembered(), speed: speedSel.value,
-          clock: clock.select.value }));
+          clock: clock.select.value, advanced: showAdvanced }));
       } catch {
         /* not remembered */
       }
@@ -116,7 +131,7 @@ export class BoardMenuScreen {
     this.root.replaceChildren(menuPage(`${id}-menu`, title, t(`${id}.tagline`),
       [bigButton("play", t("menu.play"), start, true), bigButton(`${id}-back`, t(`${id}.back`), () => this.hooks.onExit())],
       errorEl,
-      el("section", { class: "panel" }, el("h2", { text: t("menu.players") }), ...seats.map((s) => s.row)),
+      el("section", { class: "panel" }, el("h2", { text: t("menu.players") }), ...seats.map((s) => s.row), advanced.label),
       el("section", { class: "panel" }, el("h2", { text: t("menu.options") }),
         el("div", { class: "options-grid" }, ...options.fields, optionLabel(t("game.ai_speed"), speedSel), clock.label)),
       el("section", { class: `panel ${id}-rules`, "data-testid": `${id}-rules` },
@@ -187,7 +202,8 @@ export class BoardGameScreen {
 
   /** Return the name of a seat's AI on its card. */
   aiLabel(player) {
-    return t(`${this.spec.game}.ai.${player.ai}`);
+    const own = `${this.spec.game}.ai.${player.ai}`;
+    return has(own) ? t(own) : aiName(player.ai, player.aiName); // a level or an agent: "Nivel 2", "Agente Conquer"
   }
 
   /** Return the text of a log entry. */

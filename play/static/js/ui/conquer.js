@@ -4,7 +4,7 @@
 // replay plumbing every board game shares are ui/board_game.js's: only the board, the options, the pass, the scores
 // and the texts are Conquer's.
 
-import { t } from "../i18n.js";
+import { t, aiName } from "../i18n.js";
 import { el } from "./hud.js";
 import { ConquerBoard } from "../board/conquer.js";
 import { BoardGameScreen, BoardMenuScreen, BoardReplayScreen, optionLabel } from "./board_game.js";
@@ -86,7 +86,7 @@ export class ConquerScreen extends BoardGameScreen {
   }
 
   aiLabel(player) {
-    return OWN_AIS.includes(player.ai) ? t(`conquer.ai.${player.ai}`) : player.aiName || player.ai;
+    return OWN_AIS.includes(player.ai) ? t(`conquer.ai.${player.ai}`) : aiName(player.ai, player.aiName);
   }
 
   cardStats(v, p) {

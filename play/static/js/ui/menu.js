@@ -1,5 +1,5 @@
-// The game menu (rule 10): every seat human or any strategy (the six scripted AIs, every checkpoint and exported
-// package the server lists, with its card), player names, map size and every rule option; online rooms with one
+// The game menu (rule 10): every seat human or any strategy (the difficulty levels first, with their ratings, then
+// the six scripted AIs, and on request the advanced list of networks, packages and search seats), player names, map size and every rule option; online rooms with one
 // invite link per human seat and a spectator link; the tutorial and the replays.
 
 import { t, getLang, errorText, aiName } from "../i18n.js";
@@ -8,6 +8,7 @@ import { el } from "./hud.js";
 import { bigButton, menuPage } from "./screen_parts.js";
 import { clockSelect } from "./presence.js";
 import { myGamesSection } from "./my_games.js";
+import { advancedToggle, isAdvanced, levelCard, strategyOptions } from "./levels.js";
 
 const SEAT_KEYS = ["blue", "green", "red"];
 const DEFAULT_SEATS = ["human", "balanced", "balanced"];
@@ -99,22 +100,12 @@ export class MenuScreen {
   }
 
   _strategyOptions() {
-    const groups = new Map();
-    for (const s of this.strategies) {
-      const g = s.kind || "scripted";
-      if (!groups.has(g)) groups.set(g, []);
-      groups.get(g).push(s);
-    }
-    const out = [el("option", { value: "human", text: t("menu.human") })];
-    for (const [g, list] of groups) {
-      out.push(el("optgroup", { label: t(`menu.group.${g}`) },
-        ...list.map((s) => el("option", { value: s.id, text: strategyName(s) }))));
-    }
-    return out;
+    return strategyOptions(this.menu, this.strategies, strategyName, this.showAdvanced);
   }
 
   _render() {
     const saved = remembered() || {};
+    this.showAdvanced = Boolean(saved.advanced) || (saved.kinds || []).some((k) => isAdvanced(this.menu, k));
     const seats = this.menu.seats.map((seat, p) => {
       const nameIn = el("input", { type: "text", maxlength: 24, "data-testid": `seat-name-${p}`,
         "aria-label": t("menu.name_of", { seat: t(`player.${SEAT_KEYS[p]}`) }),
@@ -128,11 +119,12 @@ export class MenuScreen {
       const showCard = () => {
         const s = this.strategies.find((x) => x.id === kindSel.value);
         const names = Object.fromEntries(this.strategies.map((x) => [x.id, strategyName(x)]));
-        card.replaceChildren(...(s ? cardLines(s, names).map((line) => el("div", { text: line })) : []));
+        const lines = levelCard(this.menu, kindSel.value) || (s ? cardLines(s, names) : []);
+        card.replaceChildren(...lines.map((line) => el("div", { text: line })));
       };
       kindSel.addEventListener("change", showCard);
       showCard();
-      return { nameIn, kindSel, row: el("div", { class: `seat-row p${p}` },
+      return { nameIn, kindSel, showCard, row: el("div", { class: `seat-row p${p}` },
         el("span", { class: `swatch p${p}`, "aria-hidden": "true" }),
         el("strong", { text: t(`player.${SEAT_KEYS[p]}`) }), nameIn, kindSel, card) };
     });
@@ -167,7 +159,7 @@ export class MenuScreen {
         strategy: kindSel.value === "human" ? null : kindSel.value,
       }));
       remember({ names: players.map((x) => x.name), kinds: seats.map((s) => s.kindSel.value), options,
-        speed: speedSel.value, clock: clock.select.value });
+        speed: speedSel.value, clock: clock.select.value, advanced: this.showAdvanced });
       return { options, players, ai_speed: speedSel.value, clock: clock.value() };
     };
     const start = async () => {
@@ -186,6 +178,15 @@ export class MenuScreen {
           optionInputs.land_radius[1].value = n;
           optionInputs.map_radius[1].value = R;
         } }, t(key))));
+    const advanced = advancedToggle(this.showAdvanced, (on) => {
+      this.showAdvanced = on;
+      for (const { kindSel, showCard } of seats) {
+        const was = kindSel.value;
+        kindSel.replaceChildren(...this._strategyOptions());
+        kindSel.value = [...kindSel.options].some((o) => o.value === was) ? was : "human";
+        showCard();
+      }
+    });
     this.mine?.stop();
     this.mine = myGamesSection();
     this.root.replaceChildren(menuPage("menu", "Domain Wheel", t("menu.tagline"), [
@@ -197,7 +198,7 @@ export class MenuScreen {
       errorEl,
       this.mine.section,
       el("section", { class: "panel" }, el("h2", { text: t("menu.players") }), ...seats.map((s) => s.row),
-        el("p", { class: "muted", text: t("menu.online_hint") })),
+        advanced.label, el("p", { class: "muted", text: t("menu.online_hint") })),
       el("section", { class: "panel" }, el("h2", { text: t("menu.options") }), presets,
         el("div", { class: "options-grid" }, ...optionRows))));
   }
