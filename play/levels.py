@@ -15,13 +15,24 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from play.games import JSON
 from policies import ladders
 
-if TYPE_CHECKING:
-    from play.strategies import Strategy
+
+class Strategy(Protocol):
+    """What this module reads of a menu entry (play.strategies.Strategy, which imports this module)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def spec(self) -> str: ...
+    @property
+    def card(self) -> JSON | None: ...
+
 
 LEVEL_NAMES = {"es": "Nivel {n}", "en": "Level {n}"}
 SEARCH_NAMES = {"es": "{name} + búsqueda ({n})", "en": "{name} + search ({n})"}
@@ -74,9 +85,10 @@ def _agent(s: Strategy) -> str:
 def _clean_names(s: Strategy, packages: dict[str, Strategy]) -> dict[str, str]:
     agent = _agent(s)
     own = (packages.get(agent) or s).card or {}
-    names = own.get("display_names") if isinstance(own.get("display_names"), dict) else {}
+    found = own.get("display_names")
+    names: dict[str, object] = found if isinstance(found, dict) else {}
     if all(isinstance(names.get(k), str) and agent not in names[k] for k in ("es", "en")):
-        base = {"es": names["es"], "en": names["en"]}
+        base = {"es": str(names["es"]), "en": str(names["en"])}
     else:  # a file name: "conquer-agent" reads "Agente Conquer" / "Conquer agent"
         words = agent.removesuffix("-agent").replace("-", " ").replace("_", " ").strip() or agent
         base = {"es": f"Agente {words.title()}", "en": f"{words.title()} agent"}
