@@ -87,7 +87,7 @@ def _clean_names(s: Strategy, packages: dict[str, Strategy]) -> dict[str, str]:
     own = (packages.get(agent) or s).card or {}
     found = own.get("display_names")
     names: dict[str, object] = found if isinstance(found, dict) else {}
-    if all(isinstance(names.get(k), str) and agent not in names[k] for k in ("es", "en")):
+    if all(isinstance(names.get(k), str) and agent not in str(names[k]) for k in ("es", "en")):
         base = {"es": str(names["es"]), "en": str(names["en"])}
     else:  # a file name: "conquer-agent" reads "Agente Conquer" / "Conquer agent"
         words = agent.removesuffix("-agent").replace("-", " ").replace("_", " ").strip() or agent
