@@ -27,6 +27,7 @@ def test_conquer_menu_offers_levels_and_level_2_seats_its_strategy(page: Any, li
         assert text.startswith(f"Nivel {level['level']}"), texts
         rated = level["rating"]
         assert text == (f"Nivel {level['level']}" if rated is None else f"Nivel {level['level']} · {rated['rating']}")
+    assert "reglas simples" in pg.inner_text("[data-testid=conquer-seat-card-1]")  # the heuristic AI, described
     second = levels[1]
     pg.select_option("[data-testid=conquer-seat-kind-1]", second["id"])
     card = pg.inner_text("[data-testid=conquer-seat-card-1]")

@@ -88,7 +88,9 @@ export class BoardMenuScreen {
         ...strategyOptions(game, strategies, label, showAdvanced));
       kindSel.value = [...kindSel.options].some((o) => o.value === want) ? want : "human";
       const card = el("div", { class: "strategy-card", "data-testid": `${id}-seat-card-${p}` });
-      const showCard = () => card.replaceChildren(...(levelCard(game, kindSel.value) || advancedCard(game, kindSel.value) || []).map((x) => el("div", { text: x })));
+      const scripted = (v) => (has(`ladder.ai.${id}.${v}`) ? [t(`ladder.ai.${id}.${v}`)] : []); // its one-line description
+      const showCard = () => card.replaceChildren(...(levelCard(game, kindSel.value) || advancedCard(game, kindSel.value)
+        || scripted(kindSel.value)).map((x) => el("div", { text: x })));
       kindSel.addEventListener("change", showCard);
       showCard();
       return { nameIn, kindSel, showCard, row: el("div", { class: "seat-row" },
