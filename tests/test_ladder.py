@@ -126,3 +126,17 @@ def test_ratings_of_an_uncalibrated_or_broken_ladder_are_empty(tmp_path: Path) -
     assert ladders.ratings("tiny", tmp_path) == {}
     ladders.ratings_path("tiny", tmp_path).write_text(json.dumps({"levels": "x"}), encoding="utf-8")
     assert ladders.ratings("tiny", tmp_path) == {}
+
+
+def test_dw_ladder_refuses_an_out_file_in_a_missing_folder_before_playing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "tiny.yaml").write_text(TINY, encoding="utf-8")
+    code = main(["ladder", str(tmp_path / "tiny.yaml"), "--out", str(tmp_path / "no" / "L.md")])
+    assert code == 2 and "no such folder" in capsys.readouterr().err
+    assert not ladders.ratings_path("tiny", tmp_path).exists()
+
+
+def test_dw_ladder_names_an_unknown_ladder_and_the_ones_there_are(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ladder", "chess"]) == 2
+    assert "unknown ladder 'chess'; allowed: alveole, conquer, domain_wheel" in capsys.readouterr().err

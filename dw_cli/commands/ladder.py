@@ -62,6 +62,8 @@ def run_command(args: argparse.Namespace) -> int:
     else:
         folder, name = ladders.FOLDER, args.ladder
     ladder = ladders.load(name, folder)
+    if not args.out.parent.is_dir():  # checked before the games, not after an hour of them
+        raise FileNotFoundError(f"--out {args.out}: no such folder {args.out.parent}; run from the repository's root")
     workers = args.workers or os.cpu_count() or 1
     steps, summary = calibration.calibrate(ladder, args.games, seed=args.seed, workers=workers)
     command = f"dw ladder {args.ladder} --games {args.games} --seed {args.seed}"
