@@ -74,7 +74,7 @@ def test_lineups_pair_levels_one_and_two_rungs_apart_in_every_seat_count() -> No
         (specs[0], specs[2]),
         (specs[1], specs[3]),
     ]
-    three = calibration.lineups(ladders.load("domain_wheel-small"))
+    three = calibration.lineups(ladders.load("domain_wheel"))  # 4 levels, 3 seats: A,B,B and B,A,A
     assert len(three) == 10 and three[0][1] == three[0][2] and three[1] == (three[0][1], three[0][0], three[0][0])
 
 
