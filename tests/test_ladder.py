@@ -140,3 +140,14 @@ def test_dw_ladder_refuses_an_out_file_in_a_missing_folder_before_playing(
 def test_dw_ladder_names_an_unknown_ladder_and_the_ones_there_are(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ladder", "chess"]) == 2
     assert "unknown ladder 'chess'; allowed: alveole, conquer, domain_wheel" in capsys.readouterr().err
+
+
+def test_a_rating_of_a_level_since_redefined_is_not_shown(tmp_path: Path) -> None:
+    (tmp_path / "tiny.yaml").write_text(TINY, encoding="utf-8")
+    rows = [
+        {"level": 1, "what": "scripted AI random", "rating": 1200, "low": 1150, "high": 1250},
+        {"level": 2, "what": "scripted AI balanced", "rating": 1800, "low": 1750, "high": 1850},  # not level 2 now
+    ]
+    data = {"games": 8, "levels": rows}
+    ladders.ratings_path("tiny", tmp_path).write_text(json.dumps(data), encoding="utf-8")
+    assert ladders.ratings("tiny", tmp_path) == {1: {"rating": 1200, "low": 1150, "high": 1250, "games": 8}}

@@ -194,14 +194,17 @@ def ratings_path(name: str, folder: Path = FOLDER) -> Path:
 def ratings(name: str, folder: Path = FOLDER) -> dict[int, dict[str, Any]]:
     """Return a ladder's calibrated ratings by level number (``{"rating", "low", "high", "games"}``), {} if none.
 
-    Written by ``dw ladder``; a missing or unreadable file means "not calibrated yet" (the menu shows no rating).
+    Written by ``dw ladder``; a missing or unreadable file means "not calibrated yet" (the menu shows no rating),
+    and so does a row whose level is no longer what was rated (its ``what`` differs from the ladder's level now).
     """
     path = ratings_path(name, folder)
     try:
+        levels = {lv.number: lv.what() for lv in load(name, folder).levels}
         data = load_json(path, _LIMIT, LadderError)
-        rows = data["levels"]
         return {
-            int(r["level"]): {k: r[k] for k in ("rating", "low", "high")} | {"games": int(data["games"])} for r in rows
+            int(r["level"]): {k: r[k] for k in ("rating", "low", "high")} | {"games": int(data["games"])}
+            for r in data["levels"]
+            if levels.get(int(r["level"])) == r["what"]
         }
     except (OSError, LadderError, KeyError, TypeError, ValueError):
         return {}

@@ -167,7 +167,13 @@ def write_ratings(path: Path, steps: list[Step], games_per_lineup: int, total_ga
         "games": total_games,
         "seed": seed,
         "levels": [
-            {"level": s.level.number, "rating": round(s.rating), "low": round(s.low), "high": round(s.high)}
+            {
+                "level": s.level.number,
+                "what": s.level.what(),
+                "rating": round(s.rating),
+                "low": round(s.low),
+                "high": round(s.high),
+            }
             for s in steps
         ],
     }
