@@ -43,9 +43,11 @@ _UNDERLINE = re.compile(r"(?<!\w)_([^_]+)_(?!\w)")
 _PLAYOUTS = re.compile(r"playouts=(\d+)")
 
 
-def ladders_of(game_id: str) -> list[ladders.Ladder]:
-    """Return the game's ladders this install can play (one needing torch only where torch is installed)."""
-    torch = importlib.util.find_spec("torch") is not None
+def ladders_of(game_id: str, torch: bool | None = None) -> list[ladders.Ladder]:
+    """Return the game's ladders this install can play (one needing torch only where torch is installed; ``torch``
+    None asks Python whether it is)."""
+    if torch is None:
+        torch = importlib.util.find_spec("torch") is not None
     return [lad for lad in ladders.for_game(game_id) if torch or all(lv.kind == "scripted" for lv in lad.levels)]
 
 

@@ -230,7 +230,7 @@ def _levels(game_id: str) -> list[Strategy]:
     from play import levels
 
     out = []
-    for lad in levels.ladders_of(game_id):
+    for lad in levels.ladders_of(game_id, torch=_torch_installed()):
         for lv in lad.levels:
             card: JSON = {
                 "display_names": {lang: text.format(n=lv.number) for lang, text in levels.LEVEL_NAMES.items()},
