@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from collections.abc import Sequence
 from typing import Protocol
 
 from play.games import JSON
@@ -101,7 +102,7 @@ def _clean_names(s: Strategy, packages: dict[str, Strategy]) -> dict[str, str]:
     return {lang: SEARCH_NAMES[lang].format(name=base[lang], n=n) for lang in base}
 
 
-def advanced_json(entries: list[Strategy]) -> list[JSON]:
+def advanced_json(entries: Sequence[Strategy]) -> list[JSON]:
     """Return the advanced list: one entry per agent and way of playing, with clean names in both languages."""
     packages = {_agent(s): s for s in entries if s.kind == "package"}
     out: list[JSON] = []
