@@ -238,8 +238,15 @@ def test_numbers_in_e_notation_are_numbers_and_quoted_numbers_are_refused(tmp_pa
 
 
 def test_every_shipped_config_is_valid() -> None:
+    """Each config loads with its algorithm's strict loader (``algo:`` chooses it, as ``dw train`` does)."""
+    from training.search_guided import config as sg
+
+    algos = set()
     for path in sorted(CONFIGS.glob("*.yaml")):
-        cfg.load(path)
+        algo = sg.algo_of(sg.read(path))
+        (sg if algo == sg.ALGO else cfg).load(path)
+        algos.add(algo)
+    assert sg.ALGO in algos and len(algos) == 2  # both algorithms have shipped configs, and only they
 
 
 def test_league_weights_whose_sum_overflows_are_refused() -> None:
