@@ -147,7 +147,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo.utils import wrappers
 from pettingzoo.utils.env import AECEnv
 
 from dw_env.envs.actions import (
@@ -161,6 +160,7 @@ from dw_env.envs.actions import (
 )
 from dw_env.envs.domain_wheel import raw_env
 from dw_env.envs.observation import OBSERVATION_VERSION, ObservationLayout, describe_observation
+from dw_env.envs.wrappers import classic_chain
 
 __all__ = [
     "OBSERVATION_VERSION",
@@ -180,8 +180,4 @@ __all__ = [
 
 def env(render_mode: str | None = None, **options: Any) -> AECEnv:
     """Return the environment in PettingZoo's classic wrapper chain (see the module docs)."""
-    environment: AECEnv = raw_env(render_mode=render_mode, **options)
-    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
-    environment = wrappers.AssertOutOfBoundsWrapper(environment)
-    environment = wrappers.OrderEnforcingWrapper(environment)
-    return environment
+    return classic_chain(raw_env(render_mode=render_mode, **options), illegal_reward=-1)

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from pettingzoo import AECEnv
 
 from dw_env.engine import Game, IllegalActionError, initial_arrays, kernel_tables, new_workspace
+from dw_env.envs.action_space import ActionSpace
 from dw_env.envs.actions import frames_of
 from dw_env.envs.handle import EnvHandle, entries_for
 from dw_env.envs.observation import (
@@ -123,7 +124,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
         self.possible_agents = list(AGENTS)
         self.agents = self.possible_agents[:]
         self._seat = {a: p for p, a in enumerate(self.possible_agents)}
-        self.action_spaces = {a: spaces.Discrete(n_act) for a in self.possible_agents}
+        self.action_spaces = {a: ActionSpace(n_act) for a in self.possible_agents}
         self.observation_spaces = {
             a: spaces.Dict(
                 {
