@@ -45,7 +45,8 @@ image, an integer in 200..4000). Bad values raise `ValueError` naming the value 
 ### Action Space
 
 One `Discrete(C + 2)` space over the map's `C` cells plus pass plus end request, mirroring a
-human's two clicks:
+human's two clicks (`dw_env.envs.action_space.ActionSpace`: gymnasium's `Discrete` with a
+one-pass `sample(mask)` that draws the same actions for the same seed):
 
 * **Phase 1, choose a piece.** Legal: each of your pieces with at least one legal move
   (engine `movable_pieces`), `C` = pass (always legal, rule 3.2b) and `C + 1` = end request
@@ -114,8 +115,10 @@ On game end every agent's `info` holds `end_reason` (`centre`, `countdown`, `end
 **Illegal actions.** `raw_env` raises `ValueError` (`dw_env.engine.IllegalActionError`)
 naming the action, the phase and the allowed actions, and changes nothing. `env()` adds
 PettingZoo's classic wrappers (`TerminateIllegalWrapper(illegal_reward=-1)`,
-`AssertOutOfBoundsWrapper`, `OrderEnforcingWrapper`): an illegal action ends the game, the
-mover gets -1, the others 0, and a warning says why.
+`AssertOutOfBoundsWrapper`, `OrderEnforcingWrapper`, as the subclasses of
+`dw_env.envs.wrappers`, which read the AEC attributes from the raw env in one hop and are
+read-only): an illegal action ends the game, the mover gets -1, the others 0, and a warning
+says why.
 
 **Protocol errors.** `raw_env.reset(seed=, options=)` takes an integer or None and a dict or
 None (`ValueError` otherwise). `raw_env.step` before `reset()`, or after every agent has been
