@@ -34,7 +34,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "move": (("from", "to"), ("ply", "move_id")),
     "pass": ((), ("ply", "move_id")),
     "end_request": ((), ("ply", "move_id")),
-    "input": (("action",), ("from", "to", "ply", "cell", "move_id")),
+    "input": (("action",), ("from", "to", "ply", "cell", "move_id", "count", "cards")),
     "set_speed": (("speed",), ()),
     "chat": (("text",), ()),
     "sync": ((), ()),

@@ -192,6 +192,8 @@ class Room:
     host_hash: str | None = None
     rematch: str | None = None
     _state: JSON | None = None
+    #: per-seat views of the current ply (games with private views; the key None is the spectators')
+    _views: dict[int | None, JSON] = field(default_factory=dict)
 
     def connections(self) -> list[Connection]:
         conns = [s.conn for s in self.seats if s.conn is not None]
@@ -209,7 +211,7 @@ class Room:
             "room": self.id,
             "game": self.adapter.game_id,
             "title": self.adapter.title,
-            "options": self.options.to_dict() if hasattr(self.options, "to_dict") else self.options,
+            "options": self.adapter.public_options(self.options),
             "layout": self.adapter.layout(self.options).get("key"),
             "seats": [s.summary() for s in self.seats],
             "spectators": len(self.spectators),
@@ -230,12 +232,29 @@ class Room:
         """Continue the room's game from another session (a test or tool setting up a position mid-room)."""
         self.session = session
         self._state = None
+        self._views = {}
 
     def state(self) -> JSON:
         """Return the current state view (computed once per state)."""
         if self._state is None or self._state.get("ply") != self.session.ply:
             self._state = self.session.view()
         return self._state
+
+    def view_seat(self, conn: Connection) -> int | None:
+        """Return the seat whose view ``conn`` gets: its seat while it holds it, else None (a spectator's view)."""
+        seat = conn.seat
+        return seat if seat is not None and self.seats[seat].conn is conn else None
+
+    def state_for(self, conn: Connection) -> JSON:
+        """Return the state view ``conn`` may see: everyone's, or its own seat's in a game with private views."""
+        if not self.session.private_views:
+            return self.state()
+        seat = self.view_seat(conn)
+        if any(v.get("ply") != self.session.ply for v in self._views.values()):
+            self._views = {}
+        if seat not in self._views:
+            self._views[seat] = self.session.view_for(seat)
+        return self._views[seat]
 
 
 def record_players(seats: list[Seat]) -> list[str]:

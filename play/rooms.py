@@ -220,7 +220,7 @@ class RoomManager:
         seed = body.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
             raise InputError("bad_message", f"seed must be a non-negative integer, got {protocol.brief(seed)}")
-        seats = self._parse_seats(body.get("seats"), adapter)
+        seats = self._parse_seats(body.get("seats"), adapter, options)
         loop = asyncio.get_running_loop()
         base = secrets.randbits(31) if seed is None else seed
         for seat in seats:
@@ -241,7 +241,9 @@ class RoomManager:
             room_id = secrets.token_urlsafe(6)
         players = record_players(seats)
         session = (
-            adapter.new_session(options, players) if start is None else adapter.session_at(options, players, start)
+            adapter.new_session(adapter.seeded(options, base), players)
+            if start is None
+            else adapter.session_at(options, players, start)
         )
         room = Room(room_id, adapter, options, session, seats, speed)
         room.clock = clock
@@ -289,8 +291,8 @@ class RoomManager:
             log.error("room %s: %s", room.id, exc)
             raise InputError("storage_failed", "the server could not store the new room; nothing was created") from None
 
-    def _parse_seats(self, value: Any, adapter: GameAdapter) -> list[Seat]:
-        count = len(adapter.seat_names)
+    def _parse_seats(self, value: Any, adapter: GameAdapter, options: Any) -> list[Seat]:
+        count = adapter.seat_count(options)
         if not isinstance(value, list) or len(value) != count:
             raise InputError(
                 "bad_message", f"seats must be a list of {count} seat objects, got {protocol.brief(value)}"
@@ -350,7 +352,7 @@ class RoomManager:
         if room is None or room.id not in self.rooms:
             raise InputError("not_joined", "send a 'hello' with a room (and a seat token to play) first")
         if message.type == "sync":
-            state = {"type": "state", "state": room.state(), "room": room.summary(), "version": room.version}
+            state = {"type": "state", "state": room.state_for(conn), "room": room.summary(), "version": room.version}
             await conn.send(_with_re(state, message.id))
             return
         if message.type in seat_changes.MESSAGE_TYPES:
@@ -420,10 +422,10 @@ class RoomManager:
             "host": conn.host,
             "room": room.summary(),
             "layout": room.adapter.layout(room.options),
-            "state": room.state(),
+            "state": room.state_for(conn),
             "server": self.boot_id,
             "chat": list(room.chat),
-            **_resync(room, message.fields.get("version")),
+            **_resync(room, message.fields.get("version"), room.view_seat(conn)),
         }
         await conn.send(_with_re(welcome, message.id))
         await self.broadcast(room, {"type": "room", "room": room.summary(), "version": room.version}, skip=conn)
@@ -464,6 +466,12 @@ class RoomManager:
 
     def _broadcast_state(self, room: Room, sender: Connection | None = None, re: Any = None) -> None:
         """Queue the new state for everyone in the room (called under the room lock, so states stay in order)."""
+        if room.session.private_views:  # each connection gets its own seat's view (docs/PLAY.md, per-seat views)
+            summary = room.summary()
+            for c in room.connections():
+                own = {"type": "state", "state": room.state_for(c), "room": summary, "version": room.version}
+                c.post(json.dumps({**own, "re": re} if c is sender and re is not None else own))
+            return
         message = {"type": "state", "state": room.state(), "room": room.summary(), "version": room.version}
         text = json.dumps(message)
         for c in room.connections():
@@ -476,7 +484,12 @@ class RoomManager:
             move_id = message.fields.get("move_id")
             if move_id is not None and (seat, move_id) in room.move_ids:
                 # a move resent after a dropped connection: it was applied once, answer with where the game is
-                state = {"type": "state", "state": room.state(), "room": room.summary(), "version": room.version}
+                state = {
+                    "type": "state",
+                    "state": room.state_for(conn),
+                    "room": room.summary(),
+                    "version": room.version,
+                }
                 await conn.send(_with_re({**state, "duplicate": room.move_ids[(seat, move_id)]}, message.id))
                 return
             action = session.parse_input(seat, message.game_input())
@@ -495,9 +508,11 @@ class RoomManager:
         the refusal is an InputError: nobody is told of a move a restart would lose.
         """
         session = room.session
-        ply = session.ply
+        ply, turn_key = session.ply, session.clock_key()
         entry = session.apply(action)
         deadline = None if room.clock is None or session.over else self.now() + room.clock
+        if deadline is not None and room.deadline is not None and session.clock_key() == turn_key:
+            deadline = room.deadline  # the same turn goes on (several actions a turn, e.g. Frontera's)
         move = StoredMove(ply, seat, _action_json(action), move_id, room.version + 1, deadline)
         try:
             self.store.append_move(room.id, move)
@@ -597,9 +612,10 @@ class RoomManager:
     async def _ai_loop(self, room: Room) -> None:
         """Play the AI seats' turns while someone watches (each decision off the event loop)."""
         while room.id in self.rooms and not room.session.over:
-            seat_index = room.session.turn
+            ai_seats = [s for s in room.session.acting() if room.seats[s].type == "ai"]
+            seat_index = ai_seats[0] if ai_seats else None
             watched = room.connections() or room.clock is not None  # a clocked game goes on with nobody there
-            if seat_index is None or room.seats[seat_index].type != "ai" or not watched:
+            if seat_index is None or not watched:
                 room.wake.clear()
                 await room.wake.wait()
                 continue
@@ -613,7 +629,7 @@ class RoomManager:
             snapshot, policy = session.ai_snapshot(), seat.policy
             action = await ai_seat.decide(room, session, policy, snapshot, seat_index)  # None: the fallback
             async with room.lock:
-                if room.session.ply != ply or room.session.turn != seat_index or seat.policy is not policy:
+                if room.session.ply != ply or seat_index not in room.session.acting() or seat.policy is not policy:
                     continue  # the game moved on, or the host gave the seat to someone else meanwhile
                 try:
                     self._ai_play(room, seat_index, action)
@@ -656,13 +672,13 @@ def replay_room(
         session = adapter.session_at(options, players, start)
     else:
         options = adapter.parse_options(stored.options)
-        session = adapter.new_session(options, players)
+        session = adapter.new_session(adapter.seeded(options, stored.seed), players)
     for move in stored.moves if moves is None else moves:
         session.apply(move.action)
     return options, session
 
 
-def _resync(room: Room, known: int | None) -> JSON:
+def _resync(room: Room, known: int | None, seat: int | None = None) -> JSON:
     """Return the welcome's resync fields for a client that has version ``known`` (None: a first join).
 
     ``resync`` is ``"events"`` with ``missed`` (every event after ``known``, in order) when the room still
@@ -671,7 +687,7 @@ def _resync(room: Room, known: int | None) -> JSON:
     out: JSON = {"version": room.version}
     if known is None:
         return out
-    missed = [e for e in room.events if e["version"] > known]
+    missed = [room.session.event_for(e, seat) for e in room.events if e["version"] > known]
     complete = known <= room.version and (known == room.version or (missed and missed[0]["version"] == known + 1))
     if complete:
         out.update(resync="events", missed=missed)

@@ -45,7 +45,15 @@ class InputError(ValueError):
 
 
 class GameSession(ABC):
-    """One running game: engine state, record and recent log, driven by the server one input at a time."""
+    """One running game: engine state, record and recent log, driven by the server one input at a time.
+
+    A game with hidden information sets :attr:`private_views`: the server then sends each connection
+    :meth:`view_for` its own seat (None for spectators) and filters replayed events with :meth:`event_for`.
+    A game where several seats act at once (Frontera's deployment) lists them in :meth:`acting`.
+    """
+
+    #: whether views differ per seat (the server then never sends one seat's view to another)
+    private_views: bool = False
 
     @property
     @abstractmethod
@@ -70,6 +78,23 @@ class GameSession(ABC):
     @abstractmethod
     def view(self) -> JSON:
         """Return the JSON state view every client (players and spectators alike) receives."""
+
+    def view_for(self, seat: int | None) -> JSON:
+        """Return the view of ``seat`` (None: a spectator's); the same for everyone by default."""
+        return self.view()
+
+    def event_for(self, event: JSON, seat: int | None) -> JSON:
+        """Return a remembered room event as ``seat`` may see it (None: a spectator); unchanged by default."""
+        return event
+
+    def acting(self) -> list[int]:
+        """Return the seats that may act now (by default the seat to act, none once over)."""
+        turn = self.turn
+        return [] if turn is None else [turn]
+
+    def clock_key(self) -> Any:
+        """Return what identifies the current turn: the turn clock restarts when it changes (default: every ply)."""
+        return self.ply
 
     @abstractmethod
     def select(self, seat: int, message: Mapping[str, Any]) -> JSON:
@@ -131,6 +156,18 @@ class GameAdapter(ABC):
     @abstractmethod
     def parse_options(self, data: Any) -> Any:
         """Return validated options from a client's mapping (missing keys take defaults); InputError if not."""
+
+    def seat_count(self, options: Any) -> int:
+        """Return the number of seats a game with ``options`` has (by default every seat name's)."""
+        return len(self.seat_names)
+
+    def seeded(self, options: Any, seed: int) -> Any:
+        """Return the options a room's session starts from, given the room's secret seed (default: unchanged)."""
+        return options
+
+    def public_options(self, options: Any) -> Any:
+        """Return the options as a room's summary shows them to everyone."""
+        return options.to_dict() if hasattr(options, "to_dict") else options
 
     @abstractmethod
     def new_session(self, options: Any, players: list[str], make_policy: Any = None) -> GameSession:
@@ -221,3 +258,6 @@ def _load_builtin() -> None:
         from play.games.conquer import ConquerAdapter
 
         register(ConquerAdapter())
+        from play.games.frontera import FronteraAdapter
+
+        register(FronteraAdapter())
