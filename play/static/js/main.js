@@ -5,6 +5,7 @@
 //   #tutorial / #tutorial=paso_05   #replays   #replay=SOURCE/PATH   anything else: the menu
 //   #alveole                  Alveole's menu (a room of another game is shown by that game's screen)
 //   #conquer                  Conquer's menu
+//   #frontera                 Frontera's menu
 
 import { initI18n, t, translate, errorText } from "./i18n.js";
 import * as api from "./api.js";
@@ -16,6 +17,7 @@ import { ReplayScreen } from "./ui/replay.js";
 import { el } from "./ui/hud.js";
 import { AlveoleMenuScreen, AlveoleScreen } from "./ui/alveole.js";
 import { ConquerMenuScreen, ConquerScreen } from "./ui/conquer.js";
+import { FronteraMenuScreen, FronteraScreen } from "./ui/frontera.js";
 import { stopWatching, watchTurns } from "./ui/my_games.js";
 
 const TITLE = "Domain Wheel";
@@ -44,7 +46,7 @@ const goMenu = () => goHash("");
 function hashParams() {
   const h = location.hash.replace(/^#/, "");
   const p = new URLSearchParams(h);
-  if (h === "tutorial" || h === "replays" || h === "alveole" || h === "conquer") p.set(h, "");
+  if (h === "tutorial" || h === "replays" || h === "alveole" || h === "conquer" || h === "frontera") p.set(h, "");
   return p;
 }
 
@@ -81,6 +83,12 @@ async function showGame(roomId, token, seat) {
   if (conn.room?.game === "conquer") {
     screen = new ConquerScreen(root, { layout: conn.layout, players: conn.players, seat: conn.seat, conn,
       speed: conn.speed, onExit: () => goHash("#conquer") });
+    if (conn.view) screen.update(conn.view);
+    return;
+  }
+  if (conn.room?.game === "frontera") {
+    screen = new FronteraScreen(root, { layout: conn.layout, players: conn.players, seat: conn.seat, conn,
+      speed: conn.speed, onExit: () => goHash("#frontera") });
     if (conn.view) screen.update(conn.view);
     return;
   }
@@ -122,6 +130,10 @@ async function route() {
     screen = new ConquerMenuScreen(root, { onPlay: startRoom, onExit: goMenu });
     return screen.show();
   }
+  if (q.has("frontera")) {
+    screen = new FronteraMenuScreen(root, { onPlay: startRoom, onExit: goMenu });
+    return screen.show();
+  }
   if (q.has("alveole")) {
     screen = new AlveoleMenuScreen(root, { onPlay: startRoom, onExit: goMenu });
     return screen.show();
@@ -136,6 +148,7 @@ async function route() {
     onReplays: () => goHash("#replays"),
     onAlveole: () => goHash("#alveole"),
     onConquer: () => goHash("#conquer"),
+    onFrontera: () => goHash("#frontera"),
   });
   return screen.show();
 }

@@ -1,0 +1,179 @@
+// The Frontera map (docs/FRONTERA.md): territories drawn as unions of pointy-top hex cells, region borders thick,
+// region names over the terrain, a fully held region outlined in its owner's colour, sea links dotted between
+// capitals, army counts at the capitals. Fogged territories (owner -2) show their names only. It knows no rule:
+// what is lit, selected or pointed at comes from ui/frontera.js.
+//
+// Cell centres: x = s·√3·(q + r/2), y = s·1.5·r; corner k at angle 60k − 30° (y down). The edge towards each axial
+// direction joins two corners: (1,0) 0-1, (0,1) 1-2, (-1,1) 2-3, (-1,0) 3-4, (0,-1) 4-5, (1,-1) 5-0.
+
+const SVG = "http://www.w3.org/2000/svg";
+const S = 10;
+const DIRS = [[1, 0, 0], [0, 1, 1], [-1, 1, 2], [-1, 0, 3], [0, -1, 4], [1, -1, 5]];
+/** owner of a territory the viewer cannot see (frontera_env.view.UNKNOWN) */
+export const UNKNOWN = -2;
+
+function svg(tag, attrs = {}) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) e.setAttribute(k, v);
+  return e;
+}
+
+const centre = ([q, r]) => [S * Math.sqrt(3) * (q + r / 2), S * 1.5 * r];
+function corner([q, r], k) {
+  const [x, y] = centre([q, r]);
+  const a = (Math.PI / 180) * (60 * k - 30);
+  return [x + S * Math.cos(a), y + S * Math.sin(a)];
+}
+const pt = ([x, y]) => `${x.toFixed(2)},${y.toFixed(2)}`;
+
+export class FronteraBoard {
+  /**
+   * @param {HTMLElement} root where the SVG goes
+   * @param {object} layout the server's layout (territories with cells, regions, sea links)
+   * @param {{onTerritory: (t: number, how: {all: boolean, alt: boolean}) => void, label: string}} hooks
+   */
+  constructor(root, layout, hooks) {
+    this.layout = layout;
+    this.hooks = hooks;
+    const terr = layout.territories;
+    const where = new Map();
+    terr.forEach((t) => t.cells.forEach(([q, r]) => where.set(`${q},${r}`, t.id)));
+    const xs = [];
+    const ys = [];
+    for (const t of terr) for (const c of t.cells) {
+      const [x, y] = centre(c);
+      xs.push(x);
+      ys.push(y);
+    }
+    const pad = S * 1.5;
+    const [x0, y0] = [Math.min(...xs) - pad, Math.min(...ys) - pad];
+    this.svg = svg("svg", { class: "frontera-board", viewBox: `${x0} ${y0} ${Math.max(...xs) + pad - x0} ${Math.max(...ys) + pad - y0}`,
+      role: "img", "data-testid": "frontera-board", "aria-label": hooks.label || "" });
+    const cellsLayer = svg("g", { class: "fr-cells" });
+    const inner = svg("g", { class: "fr-inner" });
+    const borders = svg("g", { class: "fr-borders" });
+    this.regionLayer = svg("g", { class: "fr-held" });
+    const seaLayer = svg("g", { class: "fr-sea" });
+    const labelLayer = svg("g", { class: "fr-region-names" });
+    this.arrowLayer = svg("g", { class: "fr-arrows", "pointer-events": "none" });
+    const countLayer = svg("g", { class: "fr-counts" });
+    this.groups = [];
+    this.counts = [];
+    this.capitals = [];
+    const regionEdges = layout.regions.map(() => []);
+    for (const t of terr) {
+      const g = svg("g", { class: "fr-territory", "data-testid": "territory", "data-t": t.id, "data-region": t.region });
+      for (const c of t.cells) {
+        const capital = t.capital ? c[0] === t.capital[0] && c[1] === t.capital[1] : c === t.cells[0];
+        g.append(svg("polygon", { points: [0, 1, 2, 3, 4, 5].map((k) => pt(corner(c, k))).join(" "),
+          "data-capital": capital ? "" : null }));
+        for (const [dq, dr, k] of DIRS) {
+          const other = where.get(`${c[0] + dq},${c[1] + dr}`);
+          if (other === t.id) continue;
+          const line = [corner(c, k), corner(c, (k + 1) % 6)];
+          const coast = other === undefined || terr[other].region !== t.region;
+          if (coast) regionEdges[t.region].push(line);
+          if (other === undefined || other > t.id) {  // each shared edge once
+            (coast ? borders : inner).append(svg("line", { x1: line[0][0], y1: line[0][1], x2: line[1][0], y2: line[1][1] }));
+          }
+        }
+      }
+      this._bind(g, t.id);
+      cellsLayer.append(g);
+      this.groups.push(g);
+      const cap = centre(t.capital || t.cells[0]);
+      this.capitals.push(cap);
+      const count = svg("g", { class: "fr-count", "data-testid": "army", "data-t": t.id });
+      count.append(svg("circle", { cx: cap[0], cy: cap[1], r: 4.6 }), svg("text", { x: cap[0], y: cap[1] + 1.6 }));
+      const name = svg("text", { class: "fr-name", x: cap[0], y: cap[1] + 8.5 });
+      name.textContent = t.name;
+      countLayer.append(count, name);
+      this.counts.push(count);
+    }
+    for (const [a, b] of layout.sea_links) {
+      const [p, q] = [centre(terr[a].capital || terr[a].cells[0]), centre(terr[b].capital || terr[b].cells[0])];
+      seaLayer.append(svg("line", { class: "fr-sea-link", "data-testid": "sea-link", x1: p[0], y1: p[1], x2: q[0], y2: q[1] }));
+    }
+    this.regionPaths = layout.regions.map((r, i) => {
+      const d = regionEdges[i].map(([a, b]) => `M${pt(a)}L${pt(b)}`).join("");
+      const path = svg("path", { class: "fr-region-line", d, "data-testid": "region-outline", "data-region": r.id });
+      this.regionLayer.append(path);
+      const cells = r.territories.flatMap((t) => terr[t].cells).map(centre);
+      const [cx, cy] = [cells.reduce((s, c) => s + c[0], 0) / cells.length, cells.reduce((s, c) => s + c[1], 0) / cells.length];
+      const label = svg("text", { class: "fr-region-name", x: cx, y: cy, "data-testid": "region-name" });
+      label.textContent = r.name;
+      labelLayer.append(label);
+      return path;
+    });
+    const defs = svg("defs");
+    const marker = svg("marker", { id: "fr-head", viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 5, markerHeight: 5,
+      orient: "auto-start-reverse" });
+    marker.append(svg("path", { d: "M0,0L10,5L0,10z", class: "fr-arrow-head" }));
+    defs.append(marker);
+    this.svg.append(defs, cellsLayer, inner, borders, seaLayer, this.regionLayer, labelLayer, this.arrowLayer, countLayer);
+    root.replaceChildren(this.svg);
+  }
+
+  /** Clicks (Shift: all), right clicks (alt) and long presses (all) on territory `t`. */
+  _bind(g, t) {
+    let timer = null;
+    let long = false;
+    g.addEventListener("click", (ev) => {
+      if (long) return void (long = false);
+      this.hooks.onTerritory(t, { all: ev.shiftKey, alt: false });
+    });
+    g.addEventListener("contextmenu", (ev) => {
+      ev.preventDefault();
+      this.hooks.onTerritory(t, { all: ev.shiftKey, alt: true });
+    });
+    g.addEventListener("pointerdown", (ev) => {
+      if (ev.pointerType !== "touch") return;
+      long = false;
+      timer = setTimeout(() => {
+        long = true;
+        this.hooks.onTerritory(t, { all: true, alt: false });
+      }, 550);
+    });
+    const cancel = () => clearTimeout(timer);
+    g.addEventListener("pointerup", cancel);
+    g.addEventListener("pointerleave", cancel);
+  }
+
+  /** Draw a server view `v` (the screens' common call; the game screen then draws its marks with draw()). */
+  update(v) {
+    this.draw(v.state, {});
+  }
+
+  /**
+   * Draw a view's board: owners, armies, held regions; `marks` = {selected, lit: [t], arrow: [from, to], arrowSeat}.
+   * @param {object} st the view's engine state (owner, armies, region_owner, visible)
+   */
+  draw(st, marks = {}) {
+    const lit = new Set(marks.lit || []);
+    st.owner.forEach((o, t) => {
+      const g = this.groups[t];
+      const hidden = o === UNKNOWN;
+      g.setAttribute("class", `fr-territory ${hidden ? "fog" : o >= 0 ? `p${o}` : "none"}${lit.has(t) ? " lit" : ""}`
+        + `${marks.selected === t ? " selected" : ""}`);
+      g.dataset.owner = String(o);
+      const count = this.counts[t];
+      count.hidden = hidden;
+      count.setAttribute("class", `fr-count${o >= 0 ? ` p${o}` : ""}`);
+      count.dataset.armies = hidden ? "" : String(st.armies[t]);
+      count.querySelector("text").textContent = hidden ? "" : String(st.armies[t]);
+    });
+    this.regionPaths.forEach((path, r) => {
+      const o = st.region_owner[r];
+      path.setAttribute("class", `fr-region-line${o >= 0 ? ` held p${o}` : ""}`);
+      path.dataset.owner = String(o);
+    });
+    this.arrowLayer.replaceChildren();
+    if (marks.arrow) {
+      const [a, b] = marks.arrow.map((t) => this.capitals[t]);
+      this.arrowLayer.append(svg("line", { class: `fr-arrow${marks.arrowSeat >= 0 ? ` p${marks.arrowSeat}` : ""}`,
+        "data-testid": "attack-arrow", x1: a[0], y1: a[1], x2: b[0], y2: b[1], "marker-end": "url(#fr-head)" }));
+    }
+    const hit = marks.arrow ? marks.arrow[1] : marks.defending;
+    if (hit !== undefined && hit !== null) this.groups[hit].classList.add("defending");
+  }
+}

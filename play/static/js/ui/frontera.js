@@ -1,0 +1,393 @@
+// The Frontera screens (docs/FRONTERA.md, "Browser game"): its menu (map, world code, 2–6 players, fog, cards, clock)
+// and its game screen: the map, the phase panel (the hidden deployment with undo and "Estoy listo", reinforcements,
+// attacks by two clicks with the dice, the adjust window, regroup, end of turn), the cards panel and the forces
+// panel. The room, seats, tokens, clock and AI turns are the play server's; every rule check is the server's: the
+// page lights what a click may do and sends inputs ({type: "input", action, cell, from, to, count, cards}).
+
+import { t } from "../i18n.js";
+import { el } from "./hud.js";
+import { FronteraBoard, UNKNOWN } from "../board/frontera.js";
+import { BoardGameScreen, BoardMenuScreen, optionLabel } from "./board_game.js";
+import { seatStatus } from "./presence.js";
+import { seatMenu } from "./seat_menu.js";
+
+export const GAME = "frontera";
+const SEATS = ["red", "blue", "green", "yellow", "purple", "orange"];
+const SPEC = { game: GAME, title: "Frontera", seats: SEATS, stone: "fr-stone" };
+const HAND_LIMIT = 5;
+const FORCES_KEY = "dw.frontera.forces_open";
+
+/** The Frontera menu: up to six seats (the first `players` play), the map, world code, fog and cards. */
+export class FronteraMenuScreen extends BoardMenuScreen {
+  static spec = SPEC;
+
+  constructor(root, hooks) {
+    // only the first `players` seat rows make the room
+    super(root, { ...hooks, onPlay: (c) => hooks.onPlay({ ...c, players: c.players.slice(0, c.options.players) }) });
+  }
+
+  optionFields(_game, saved) {
+    const select = (testid, values, text, value) => {
+      const sel = el("select", { "data-testid": testid }, ...values.map((x) => el("option", { value: x, text: text(x) })));
+      sel.value = String(value);
+      return sel;
+    };
+    const mapSel = select("frontera-map", ["small", "medium", "large"], (m) => t(`frontera.map.${m}`), saved.map || "small");
+    const players = select("frontera-players", [2, 3, 4, 5, 6], String, saved.players || 3);
+    const world = el("input", { type: "text", maxlength: 32, "data-testid": "frontera-world", value: saved.world || "",
+      placeholder: t("frontera.option.world_hint") });
+    const fog = el("input", { type: "checkbox", "data-testid": "frontera-fog", checked: saved.fog || undefined });
+    const cards = el("input", { type: "checkbox", "data-testid": "frontera-cards", checked: saved.cards === false ? undefined : "" });
+    const showSeats = () => this.root.querySelectorAll(".seat-row").forEach((row, p) => {
+      row.hidden = p >= Number(players.value);
+    });
+    players.addEventListener("change", showSeats);
+    queueMicrotask(showSeats);
+    setTimeout(showSeats, 0);
+    const options = () => ({ map: mapSel.value, world: world.value.trim(), players: Number(players.value), fog: fog.checked,
+      cards: cards.checked });
+    return {
+      fields: [optionLabel(t("frontera.option.map"), mapSel), optionLabel(t("frontera.option.players"), players),
+        optionLabel(t("frontera.option.world"), world), optionLabel(t("frontera.option.fog"), fog),
+        optionLabel(t("frontera.option.cards"), cards)],
+      options,
+      remembered: options,
+    };
+  }
+
+  rules() {
+    return ["goal", "deploy", "attack", "regroup", "cards", "fog"];
+  }
+}
+
+/** Sort dice high to low. */
+const sorted = (dice) => [...(dice || [])].sort((a, b) => b - a);
+
+/** The Frontera game screen over a room connection. */
+export class FronteraScreen extends BoardGameScreen {
+  static spec = SPEC;
+
+  makeBoard(root, layout, conn) {
+    this.layout = layout;
+    this.conn = conn;
+    this.selected = null;
+    const board = new FronteraBoard(root, layout, { label: t("frontera.board_label"),
+      onTerritory: (tt, how) => this.click(tt, how) });
+    board.svg.addEventListener("click", (ev) => ev.target === board.svg && this.cancel()); // a click on the water
+    return board;
+  }
+
+  /** Drop the selected source (Escape, or a click on the water). */
+  cancel() {
+    if (this.selected === null || !this.state) return;
+    this.selected = null;
+    this.drawMarks();
+  }
+
+  _key(ev) {
+    if (ev.key === "Escape") this.cancel();
+    else super._key(ev);
+  }
+
+  controls() {
+    const button = (id, key, fn) => el("button", { type: "button", "data-testid": id, onclick: fn }, t(key));
+    this.readyBtn = button("fr-ready", "frontera.ready", () => this.send({ action: "ready" }));
+    this.undoBtn = button("fr-undo", "frontera.undo", () => this.undo());
+    this.endAttackBtn = button("fr-end-attack", "frontera.end_attack", () => this.send({ action: "end_attack" }));
+    this.endTurnBtn = button("fr-end-turn", "frontera.end_turn", () => this.endTurn());
+    this.blitzBox = el("input", { type: "checkbox", "data-testid": "fr-blitz" });
+    this.blitzLbl = el("label", { class: "inline" }, this.blitzBox, el("span", { text: t("frontera.blitz") }));
+    return [this.readyBtn, this.undoBtn, this.endAttackBtn, this.endTurnBtn, this.blitzLbl];
+  }
+
+  panels() {
+    this.phaseEl = el("section", { class: "panel fr-phase", "data-testid": "fr-phase" });
+    this.diceEl = el("section", { class: "panel fr-dice", "data-testid": "fr-dice", hidden: true });
+    this.windowEl = el("section", { class: "panel fr-window", "data-testid": "fr-window", hidden: true });
+    this.cardsPanel = el("section", { class: "panel fr-cards", "data-testid": "fr-cards" });
+    this.forcesEl = el("details", { class: "panel fr-forces", "data-testid": "fr-forces" });
+    this.forcesEl.open = localStorage.getItem(FORCES_KEY) !== "0";
+    this.forcesEl.addEventListener("toggle", () => localStorage.setItem(FORCES_KEY, this.forcesEl.open ? "1" : "0"));
+    return [this.phaseEl, this.diceEl, this.windowEl, this.cardsPanel, this.forcesEl];
+  }
+
+  /** Send one input; a refusal is shown as a toast (the server names what is allowed). */
+  async send(input) {
+    try {
+      await this.conn.request({ type: "input", ...input });
+    } catch (err) {
+      this.toast(err?.body?.message || err?.message || String(err));
+    }
+  }
+
+  get mine() {
+    const v = this.state;
+    if (!v || this.seat === null || v.over) return false;
+    // a ready seat may still take armies back in the deployment (R-2.7)
+    return v.state.phase === "setup" ? v.state.status[this.seat] === 0 : v.acting.includes(this.seat);
+  }
+
+  neighbours(tt) {
+    const x = this.layout.territories[tt];
+    return [...x.land, ...x.sea];
+  }
+
+  /** Own territories reachable from `src` through own territories (R-7.1). */
+  reachable(st, src) {
+    const seen = new Set([src]);
+    const todo = [src];
+    while (todo.length) {
+      for (const u of this.neighbours(todo.pop())) {
+        if (!seen.has(u) && st.owner[u] === this.seat) {
+          seen.add(u);
+          todo.push(u);
+        }
+      }
+    }
+    seen.delete(src);
+    return [...seen];
+  }
+
+  targets(st, src) {
+    if (src === null || st.owner[src] !== this.seat) return [];
+    const phase = st.phase;
+    if (phase === "regroup") return st.armies[src] >= 2 && st.turn?.moves_left ? this.reachable(st, src) : [];
+    if (phase === "attack" || (phase === "reinforce" && st.turn?.pool === 0)) {
+      return st.armies[src] >= 2 ? this.neighbours(src).filter((u) => st.owner[u] !== this.seat) : [];
+    }
+    return [];
+  }
+
+  click(tt, how) {
+    if (!this.mine) return;
+    const st = this.state.state;
+    const own = st.owner[tt] === this.seat;
+    if (st.phase === "setup") {
+      if (!own) return;
+      if (how.alt) {
+        const n = st.placed[tt];
+        if (n > 0) this.send({ action: "take_back", cell: tt, count: how.all ? n : 1 });
+      } else if (st.deploy_left > 0) this.send({ action: "place", cell: tt, count: how.all ? st.deploy_left : 1 });
+      return;
+    }
+    const pool = st.turn?.pool || 0;
+    if ((st.phase === "reinforce" || st.phase === "forced") && pool > 0) {
+      if (own) this.send({ action: "deploy", cell: tt, count: how.all ? pool : 1 });
+      return;
+    }
+    if (this.selected !== null && this.targets(st, this.selected).includes(tt)) {
+      const src = this.selected;
+      if (st.phase === "regroup") this.send({ action: "regroup", from: src, to: tt, count: this.moveCount(st, src) });
+      else this.send({ action: this.blitzBox.checked ? "blitz" : "attack", from: src, to: tt });
+      return;
+    }
+    this.selected = own && this.targets(st, tt).length ? tt : null;
+    this.drawMarks();
+  }
+
+  moveCount(st, src) {
+    const want = Number(this.moveIn?.value || 0);
+    const most = st.armies[src] - 1;
+    return want >= 1 && want <= most ? want : most;
+  }
+
+  undo() {
+    const st = this.state?.state;
+    if (!st) return;
+    const mine = (this.state.log || []).filter((e) => e.seat === this.seat && e.kind === "place").reverse();
+    const last = mine.find((e) => st.placed[e.territory] > 0)?.territory ?? st.placed.findIndex((n) => n > 0);
+    if (last >= 0) this.send({ action: "take_back", cell: last, count: 1 });
+  }
+
+  async endTurn() {
+    if (this.state?.state.phase !== "regroup") await this.send({ action: "end_attack" });
+    this.send({ action: "end_turn" });
+  }
+
+  /** The last attack this view knows of: its territories, seats and dice (the log's entry, or the roll seen). */
+  lastAttack(v) {
+    const e = [...(v.log || [])].reverse().find((x) => x.kind === "attack" || x.kind === "blitz");
+    if (!e || e.ply !== v.ply) return null;
+    return e;
+  }
+
+  drawMarks() {
+    const v = this.state;
+    const st = v.state;
+    const marks = { selected: this.selected, lit: this.mine ? this.targets(st, this.selected) : [] };
+    const attack = this.lastAttack(v);
+    if (attack && attack.target !== null && attack.seat !== this.seat) {
+      // watching another player: an arrow in the attacker's colour, or (attacker fogged) the defender alone pulses
+      if (attack.source !== null) marks.arrow = [attack.source, attack.target];
+      else marks.defending = attack.target;
+      marks.arrowSeat = attack.seat;
+    }
+    this.board.draw(st, marks);
+  }
+
+  updateControls(v) {
+    const st = v.state;
+    if (this.selected !== null && (!this.mine || !this.targets(st, this.selected).length)) this.selected = null;
+    const mine = this.mine;
+    const phase = st.phase;
+    const pool = st.turn?.pool || 0;
+    const openAttack = mine && (phase === "attack" || (phase === "reinforce" && pool === 0));
+    this.readyBtn.hidden = !(mine && phase === "setup");
+    this.readyBtn.disabled = st.deploy_left > 0;
+    this.undoBtn.hidden = !(mine && phase === "setup");
+    this.readyBtn.hidden ||= !v.acting.includes(this.seat);
+    this.undoBtn.disabled = !st.placed.some((n) => n > 0);
+    this.endAttackBtn.hidden = !openAttack;
+    this.endTurnBtn.hidden = !(mine && (phase === "regroup" || openAttack));
+    this.blitzLbl.hidden = !openAttack;
+    this.phaseEl.replaceChildren(...this.phaseLines(v));
+    this.drawDice(v);
+    this.drawWindow(v);
+    this.drawCards(v);
+    this.drawForces(v);
+    this.drawMarks();
+    this.screenEl.dataset.phase = phase;
+  }
+
+  phaseLines(v) {
+    const st = v.state;
+    const lines = [el("h2", { text: t(`frontera.phase.${st.phase}`) })];
+    if (st.phase === "setup") {
+      if (this.seat !== null) lines.push(el("p", { "data-testid": "fr-deploy-left", "data-left": st.deploy_left,
+        text: t("frontera.deploy_left", { n: st.deploy_left }) }), el("p", { class: "muted", text: t("frontera.deploy_help") }));
+      lines.push(el("ul", { class: "fr-ready-list", "data-testid": "fr-ready-list" }, ...st.status.map((_, p) => el("li",
+        { "data-ready": String(!v.acting.includes(p)) },
+        el("span", { class: `fr-stone p${p}` }), ` ${this._name(p)}: `,
+        t(v.acting.includes(p) ? "frontera.deploying" : "frontera.is_ready")))));
+      return lines;
+    }
+    const turn = st.turn;
+    if (!turn) return lines;
+    if (turn.pool > 0) lines.push(el("p", { "data-testid": "fr-pool", text: t("frontera.pool", { n: turn.pool }) }));
+    if (st.phase === "attack" || st.phase === "reinforce") lines.push(el("p", { class: "muted", text: t("frontera.attack_help") }));
+    if (st.phase === "regroup") {
+      const src = this.selected;
+      this.moveIn = el("input", { type: "number", min: 1, max: src !== null ? st.armies[src] - 1 : 1, "data-testid": "fr-move-count",
+        value: src !== null ? st.armies[src] - 1 : 1 });
+      lines.push(el("p", { "data-testid": "fr-moves-left", text: t("frontera.moves_left", { n: turn.moves_left }) }),
+        el("p", { class: "muted", text: t("frontera.regroup_help") }),
+        optionLabel(t("frontera.move_count"), this.moveIn));
+    }
+    return lines;
+  }
+
+  drawDice(v) {
+    const e = this.lastAttack(v);
+    this.diceEl.hidden = !e?.roll;
+    if (!e?.roll) return;
+    const { attacker, defender } = e.roll;
+    const a = sorted(e.roll.attack);
+    const d = sorted(e.roll.defence);
+    const die = (n, p, cls) => el("span", { class: `fr-die p${p} ${cls}`, "data-testid": "fr-die", text: String(n) });
+    const pairs = Array.from({ length: Math.max(a.length, d.length) }, (_, i) => {
+      const paired = i < a.length && i < d.length;
+      const tie = paired && a[i] === d[i];
+      const attackWins = paired && a[i] > d[i];
+      return el("div", { class: `fr-pair${tie ? " tie" : ""}`, "data-testid": "fr-pair", "data-tie": String(tie) },
+        i < a.length ? die(a[i], attacker, paired && attackWins ? "wins" : paired ? "loses" : "unpaired") : el("span"),
+        el("span", { class: "vs", text: tie ? t("frontera.tie") : paired ? "×" : "" }),
+        i < d.length ? die(d[i], defender, paired && !attackWins ? "wins" : paired ? "loses" : "unpaired") : el("span"));
+    });
+    const name = (tt) => (tt === null ? "?" : this.layout.territories[tt].name);
+    this.diceEl.replaceChildren(el("h2", { text: t("frontera.dice_title", { from: name(e.source), to: name(e.target) }) }),
+      ...pairs, e.conquered ? el("p", { class: "fr-conquered", text: t("frontera.conquered") }) : null);
+  }
+
+  drawWindow(v) {
+    const w = v.state.phase === "window" && this.mine ? v.state.turn?.window : null;
+    this.windowEl.hidden = !w;
+    if (!w) return;
+    const [, target, , lo, hi] = w;
+    const input = el("input", { type: "range", min: lo, max: hi, value: hi, "data-testid": "fr-occupy-count" });
+    const out = el("output", { text: String(hi) });
+    input.addEventListener("input", () => (out.textContent = input.value));
+    this.windowEl.replaceChildren(el("h2", { text: t("frontera.window_title", { to: this.layout.territories[target].name }) }),
+      el("p", { "data-testid": "fr-quota", text: t("frontera.window_help", { lo, hi, quota: v.state.turn.quota_left }) }),
+      el("div", { class: "row" }, input, out,
+        el("button", { type: "button", class: "primary", "data-testid": "fr-occupy",
+          onclick: () => this.send({ action: "occupy", count: Number(input.value) }) }, t("frontera.occupy"))));
+  }
+
+  drawCards(v) {
+    const st = v.state;
+    const rows = [el("h2", { text: t("frontera.cards_title") })];
+    if (this.seat !== null) {
+      rows.push(el("ul", { class: "fr-hand", "data-testid": "fr-hand" }, ...st.hand.map((c) => el("li", { class: `fr-card ${c.symbol}`,
+        "data-testid": "fr-card" }, el("span", { class: "sym", text: t(`frontera.symbol.${c.symbol}`) }),
+        c.territory === null ? "" : ` ${this.layout.territories[c.territory].name}`))));
+      const canTrade = this.mine && (st.phase === "reinforce" || st.phase === "forced");
+      if (st.hand.length >= HAND_LIMIT && this.mine) rows.push(el("p", { class: "fr-forced", "data-testid": "fr-forced-trade",
+        text: t("frontera.forced_trade") }));
+      for (const set of canTrade ? st.sets : []) {
+        const names = set.map((id) => t(`frontera.symbol.${st.hand.find((c) => c.id === id)?.symbol || "wild"}`)).join(" + ");
+        rows.push(el("button", { type: "button", "data-testid": "fr-trade", onclick: () => this.send({ action: "trade", cards: set }) },
+          t("frontera.trade", { set: names })));
+      }
+    }
+    rows.push(el("p", { class: "muted", "data-testid": "fr-card-counts", text: st.card_counts.map((n, p) => `${this._name(p)}: ${n}`)
+      .join(" · ") }));
+    this.cardsPanel.replaceChildren(...rows);
+  }
+
+  drawForces(v) {
+    const st = v.state;
+    const regions = this.layout.regions.map((r) => {
+      const own = this.seat === null ? 0 : r.territories.filter((tt) => st.owner[tt] === this.seat).length;
+      return { r, own, share: own / r.territories.length };
+    }).sort((a, b) => b.share - a.share || a.r.id - b.r.id);
+    this.forcesEl.replaceChildren(el("summary", { text: t("frontera.forces_title") }),
+      el("ol", { class: "fr-regions" }, ...regions.map(({ r, own }) => el("li", { "data-testid": "fr-region-row", "data-region": r.id },
+        el("strong", { text: r.name }),
+        el("span", { class: "muted", text: ` ${t("frontera.region_line", { own, n: r.territories.length, bonus: r.bonus })}` }),
+        st.region_owner[r.id] >= 0 ? el("span", { class: `fr-stone p${st.region_owner[r.id]}` }) : null))));
+  }
+
+  cardStats(v, p) {
+    const st = v.state;
+    return el("span", { class: "scores", "data-testid": `fr-count-${p}` },
+      t("frontera.territories", { n: st.territory_counts[p], need: this.layout.win_threshold }));
+  }
+
+  turnBanner(v) {
+    const st = v.state;
+    if (st.phase === "setup") return this.mine ? t("frontera.banner.deploy") : t("frontera.banner.wait_deploy");
+    return v.turn === this.seat ? t("banner.your_turn") : t("banner.turn_of", { name: this._name(v.turn) });
+  }
+
+  logText(e) {
+    const who = this._name(e.seat);
+    const name = (tt) => (tt === null || tt === undefined ? "?" : this.layout.territories[tt].name);
+    const key = `frontera.log.${e.kind}`;
+    return t(key, { who, t: name(e.territory ?? e.target), from: name(e.source), to: name(e.target), n: e.count ?? "?" });
+  }
+
+  result(v, name) {
+    if (!v.winners.length) return t("frontera.end.truncated");
+    return t("frontera.end.winner", { name: name(v.winners[0]) });
+  }
+
+  /** The shared screen draws two seat cards; Frontera has 2 to 6. */
+  update(v) {
+    super.update(v);
+    const n = this.layout.players;
+    this.cardsEl.replaceChildren(...Array.from({ length: n }, (_, p) => {
+      const player = this.opts.conn.players?.[p] || {};
+      const out = v.state.status[p] !== 0;
+      return el("div", { class: `seat-card${v.acting.includes(p) ? " to-move" : ""}${out ? " out" : ""}`, "data-testid": `seat-card-${p}` },
+        el("span", { class: `fr-stone p${p}`, "aria-hidden": "true" }),
+        el("strong", { text: this._name(p) }),
+        el("span", { class: "muted", text: player.ai ? this.aiLabel(player) : t("hud.human") }),
+        this.seat === p ? el("span", { class: "you", text: t("frontera.you") }) : null,
+        this.cardStats(v, p),
+        seatStatus(this.opts.conn.room, p, v.turn),
+        seatMenu(this, this.opts.conn, p));
+    }));
+  }
+}
+
+export { UNKNOWN };
