@@ -157,7 +157,7 @@ export class FronteraBoard {
         + `${marks.selected === t ? " selected" : ""}`);
       g.dataset.owner = String(o);
       const count = this.counts[t];
-      count.hidden = hidden;
+      count.style.display = hidden ? "none" : ""; // SVG elements have no `hidden`
       count.setAttribute("class", `fr-count${o >= 0 ? ` p${o}` : ""}`);
       count.dataset.armies = hidden ? "" : String(st.armies[t]);
       count.querySelector("text").textContent = hidden ? "" : String(st.armies[t]);

@@ -111,13 +111,15 @@ export class FronteraScreen extends BoardGameScreen {
     return [this.phaseEl, this.diceEl, this.windowEl, this.cardsPanel, this.forcesEl];
   }
 
-  /** Send one input; a refusal is shown as a toast (the server names what is allowed). */
-  async send(input) {
-    try {
-      await this.conn.request({ type: "input", ...input });
-    } catch (err) {
-      this.toast(err?.body?.message || err?.message || String(err));
-    }
+  /** Send one input; resolve true once a newer view arrives, false after a refusal (shown as a toast). */
+  send(input) {
+    return new Promise((resolve) => {
+      (this.waiters ||= []).push({ ply: this.state?.ply ?? -1, resolve });
+      this.conn.request({ type: "input", ...input }).catch((err) => {
+        this.toast(err?.body?.message || err?.message || String(err));
+        resolve(false);
+      });
+    });
   }
 
   get mine() {
@@ -200,7 +202,7 @@ export class FronteraScreen extends BoardGameScreen {
   }
 
   async endTurn() {
-    if (this.state?.state.phase !== "regroup") await this.send({ action: "end_attack" });
+    if (this.state?.state.phase !== "regroup" && !(await this.send({ action: "end_attack" }))) return;
     this.send({ action: "end_turn" });
   }
 
@@ -374,6 +376,7 @@ export class FronteraScreen extends BoardGameScreen {
   /** The shared screen draws two seat cards; Frontera has 2 to 6. */
   update(v) {
     super.update(v);
+    this.waiters = (this.waiters || []).filter((w) => (v.ply > w.ply ? void w.resolve(true) : true));
     const n = this.layout.players;
     this.cardsEl.replaceChildren(...Array.from({ length: n }, (_, p) => {
       const player = this.opts.conn.players?.[p] || {};
