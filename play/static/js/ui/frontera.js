@@ -97,7 +97,10 @@ export class FronteraScreen extends BoardGameScreen {
     this.endTurnBtn = button("fr-end-turn", "frontera.end_turn", () => this.endTurn());
     this.blitzBox = el("input", { type: "checkbox", "data-testid": "fr-blitz" });
     this.blitzLbl = el("label", { class: "inline" }, this.blitzBox, el("span", { text: t("frontera.blitz") }));
-    return [this.readyBtn, this.undoBtn, this.endAttackBtn, this.endTurnBtn, this.blitzLbl];
+    // the phase's buttons live in the phase panel, beside what they act on (the shared row keeps speed and leave)
+    this.buttonRow = el("div", { class: "row fr-buttons" }, this.readyBtn, this.undoBtn, this.endAttackBtn, this.endTurnBtn,
+      this.blitzLbl);
+    return [];
   }
 
   panels() {
@@ -184,7 +187,7 @@ export class FronteraScreen extends BoardGameScreen {
       return;
     }
     this.selected = own && this.targets(st, tt).length ? tt : null;
-    this.drawMarks();
+    this.updateControls(this.state); // the lit targets, and in regroup the count of armies to move
   }
 
   moveCount(st, src) {
@@ -241,8 +244,8 @@ export class FronteraScreen extends BoardGameScreen {
     this.undoBtn.disabled = !st.placed.some((n) => n > 0);
     this.endAttackBtn.hidden = !openAttack;
     this.endTurnBtn.hidden = !(mine && (phase === "regroup" || openAttack));
-    this.blitzLbl.hidden = !openAttack;
-    this.phaseEl.replaceChildren(...this.phaseLines(v));
+    this.blitzLbl.style.display = openAttack ? "" : "none"; // a label's CSS display would override `hidden`
+    this.phaseEl.replaceChildren(...this.phaseLines(v), this.buttonRow);
     this.drawDice(v);
     this.drawWindow(v);
     this.drawCards(v);
@@ -297,7 +300,7 @@ export class FronteraScreen extends BoardGameScreen {
     });
     const name = (tt) => (tt === null ? "?" : this.layout.territories[tt].name);
     this.diceEl.replaceChildren(el("h2", { text: t("frontera.dice_title", { from: name(e.source), to: name(e.target) }) }),
-      ...pairs, e.conquered ? el("p", { class: "fr-conquered", text: t("frontera.conquered") }) : null);
+      ...pairs, ...(e.conquered ? [el("p", { class: "fr-conquered", text: t("frontera.conquered") })] : []));
   }
 
   drawWindow(v) {
