@@ -175,6 +175,8 @@ def test_a_whole_game_of_scripted_seats_keeps_every_view_to_its_seat_and_replays
             assert set(s.view_for(None)["state"]["owner"]) == {UNKNOWN}
     assert s.winners and s.view_for(None)["state"]["owner"] == [int(o) for o in s.game.state.owner]
     record = s.record()
+    summary = ADAPTER.record_summary(record)  # what GET /api/records/ID answers, with the layout of its options
+    assert ADAPTER.layout(ADAPTER.parse_options(summary["options"]))["key"] == "frontera-small-ref-3"
     cursor = ADAPTER.replay_start(record)
     mid = ADAPTER.replay_view(cursor, s.ply // 2)
     assert UNKNOWN not in mid["state"]["owner"] and mid["record_plies"] == s.ply

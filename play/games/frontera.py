@@ -374,6 +374,19 @@ class FronteraSession(GameSession):
         return self.recorder.to_dict()
 
 
+def record_options(data: Mapping[str, Any]) -> JSON | None:
+    """Return a record's room options (map size, world code, players, fog, cards), None if it does not say them."""
+    ref, opts, players = data.get("map"), data.get("options"), data.get("players")
+    try:
+        size, code = ref["size"], ref["world_code"]  # type: ignore[index]
+        world = "" if code == _board(size, "").world_code else code
+        options = {"map": size, "world": world, "players": players, "fog": opts["fog"], "cards": opts["cards"]}  # type: ignore[index]
+        FronteraRoomOptions(**options)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return options
+
+
 class FronteraAdapter(GameAdapter):
     """Frontera for the play server: 2 to 6 seats, the hidden deployment and fog (docs/FRONTERA.md)."""
 
@@ -457,7 +470,7 @@ class FronteraAdapter(GameAdapter):
             "players": data.get("players"),
             "result": data.get("result"),
             "plies": len(actions) if isinstance(actions, list) else None,
-            "options": data.get("options") if isinstance(data.get("options"), dict) else None,
+            "options": record_options(data),
         }
 
     def replay_start(self, data: Mapping[str, Any]) -> tuple[FronteraMap, JSON]:

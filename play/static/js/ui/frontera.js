@@ -376,10 +376,22 @@ export class FronteraScreen extends BoardGameScreen {
     return t("frontera.end.winner", { name: name(v.winners[0]) });
   }
 
-  /** The shared screen draws two seat cards; Frontera has 2 to 6. */
+  /**
+   * Take a new view; draw the latest one at the next frame. AI seats can send many views a second, and a page that
+   * drew each one could fall behind its socket (the server drops a client hundreds of messages behind).
+   */
   update(v) {
-    super.update(v);
     this.waiters = (this.waiters || []).filter((w) => (v.ply > w.ply ? void w.resolve(true) : true));
+    if (!this.latest || v.ply >= this.latest.ply) this.latest = v; // a redraw of the drawn view keeps a newer one
+    this.frame ||= requestAnimationFrame(() => {
+      this.frame = null;
+      this.render(this.latest);
+    });
+  }
+
+  /** Draw view `v`: the shared screen's parts, then 2 to 6 seat cards (the shared screen draws two). */
+  render(v) {
+    super.update(v);
     const n = this.layout.players;
     this.cardsEl.replaceChildren(...Array.from({ length: n }, (_, p) => {
       const player = this.opts.conn.players?.[p] || {};
