@@ -145,6 +145,8 @@ def room_facts(room: Room) -> JSON:
         "title": room.adapter.title,
         "status": room.status(),
         "turn": session.turn,
+        # every seat that may act now: several at once in a simultaneous phase (Frontera's deployment)
+        "acting": list(session.acting()),
         "deadline": None if session.over else room.deadline,
         "clock": room.clock,
         "over": session.over,
@@ -167,6 +169,7 @@ def closed_facts(closed: ClosedRoom) -> JSON:
         "title": adapter.title,
         "status": "over",
         "turn": None,
+        "acting": [],
         "deadline": None,
         "clock": stored.clock,
         "over": True,
@@ -204,7 +207,7 @@ def seat_entry(facts: JSON | None, query: SeatQuery) -> JSON:
     entry = {k: v for k, v in facts.items() if k not in ("seats", "hashes", "winner")}
     entry.update(
         seat=query.seat,
-        your_turn=turn == query.seat and not facts["over"],
+        your_turn=query.seat in facts["acting"] and not facts["over"],
         turn_name=None if turn is None else seats[turn]["name"],
         opponents=[s for s in seats if s["seat"] != query.seat],
         you=seats[query.seat]["name"],

@@ -226,3 +226,23 @@ def test_issue44_5_look_ups_are_rate_limited_per_client_until_the_clock_moves(
 def test_a_page_of_another_site_cannot_look_up_games(client: TestClient) -> None:
     answer = client.post("/api/my-games", json={"seats": []}, headers={"origin": "http://evil.example"})
     assert answer.status_code == 403 and answer.json()["error"]["code"] == "bad_origin"
+
+
+def test_rule_2_7_every_unready_seat_of_a_simultaneous_deployment_is_told_it_is_its_turn(client: TestClient) -> None:
+    options = {"map": "small", "players": 3, "fog": False}
+    room = new_room(client, "frontera", ("Ana", "Bruno", "Carla"), options=options, seed=5)
+    assert [g["your_turn"] for g in ask(client, room, (0, None), (1, None), (2, None))] == [True, True, True]
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "hello", "room": room["room"], "token": room["seats"][0]["token"], "id": "h"})
+        welcome = ws.receive_json()
+        assert welcome["type"] == "welcome"
+        mine = welcome["state"]["state"]
+        place = {"type": "input", "action": "place", "cell": mine["owner"].index(0), "count": mine["deploy_left"]}
+        for i, message in enumerate((place, {"type": "input", "action": "ready"})):
+            ws.send_json({**message, "id": i})
+            while (answer := ws.receive_json()).get("re") != i:
+                pass
+            assert answer["type"] == "state", answer
+    first, second, third = ask(client, room, (0, None), (1, None), (2, None))
+    assert first["your_turn"] is False and second["your_turn"] is True and third["your_turn"] is True
+    assert first["acting"] == second["acting"] == [1, 2]
