@@ -19,7 +19,10 @@ is judged against a reference measured in the same run, interleaved with the env
 busy loop that splits fixed work over the same threads with no memory traffic, i.e. the speed-up
 the machine grants right now. On a shared machine two threads may get less than two cores; the
 env's speed-up over the reference's (``efficiency``) is what the env itself loses to threading.
-Also: bytes per observation (observation plus mask, int8).
+Also: bytes per observation (observation plus mask, int8), and for packed observations
+(``packed_observations=True``: the 0/1 planes as bits, :mod:`dw_env.envs.packed`) their bytes per
+observation on each map and the vector env's steps/s packed against unpacked on the standard map
+(N = 256, 2 threads where the machine has them), in interleaved slices of the same run.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import numba
 import numpy as np
 
 from dw_env.envs.observation import describe_observation
+from dw_env.envs.packed import observation_packing
 from dw_env.envs.vector import DomainWheelVectorEnv  # first: it sets OMP_WAIT_POLICY before any parallel call
 from dw_env.options import GameOptions
 
@@ -154,8 +158,10 @@ def _reference_rate(threads: int, seconds: float) -> float:
     return calls * total / (time.perf_counter() - wall0)
 
 
-def _vector_env(options: GameOptions, num_envs: int, threads: int) -> DomainWheelVectorEnv:
-    venv = DomainWheelVectorEnv(num_envs, options=options, num_threads=threads, seed=0, copy=False)
+def _vector_env(options: GameOptions, num_envs: int, threads: int, packed: bool = False) -> DomainWheelVectorEnv:
+    venv = DomainWheelVectorEnv(
+        num_envs, options=options, num_threads=threads, seed=0, copy=False, packed_observations=packed
+    )
     venv.reset()
     for _ in range(5):
         venv.step(venv.sample_actions())
@@ -201,6 +207,33 @@ def thread_scaling(
             for t, runs in slices.items()
         }
     return out
+
+
+def packed_steps_per_second(
+    options: GameOptions, num_envs: int, threads: int, seconds: float
+) -> dict[str, dict[str, float]]:
+    """Return {"unpacked", "packed"}: the vector env's steps/s (wall and CPU), medians of 5 interleaved slices."""
+    envs = {
+        "unpacked": _vector_env(options, num_envs, threads),
+        "packed": _vector_env(options, num_envs, threads, True),
+    }
+    slices: dict[str, list[dict[str, float]]] = {name: [] for name in envs}
+    for _ in range(SLICES):
+        for name, venv in envs.items():
+            slices[name].append(_drive(venv, seconds / (2 * SLICES)))
+    return {
+        name: {key: float(np.median([r[key] for r in runs])) for key in ("steps_per_s", "steps_per_cpu_s")}
+        for name, runs in slices.items()
+    }
+
+
+def packed_bytes(options: GameOptions) -> dict[str, int]:
+    """Return the bytes of one observation plus its action mask, unpacked and packed, on this map."""
+    layout = describe_observation(options)
+    return {
+        "unpacked": layout.bytes_per_observation,
+        "packed": observation_packing(options).packed_size + layout.mask_size,
+    }
 
 
 def print_thread_scaling(table: dict[int, dict[int, dict[str, float]]]) -> None:
@@ -274,4 +307,23 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
             f"  {label:<26} {layout.bytes_per_observation:8,d} bytes  (D = {layout.size:,}, mask {layout.mask_size:,})"
         )
     results["bytes_per_observation"] = sizes
+    results["packed"] = _run_packed(standard, min(2, max_threads), seconds)
     return results
+
+
+def _run_packed(standard: GameOptions, threads: int, seconds: float) -> dict[str, Any]:
+    """Print and return packed observations' bytes (every map) and steps/s against unpacked (standard map)."""
+    print("packed observations (0/1 planes as bits; the mask stays int8): bytes per observation + mask")
+    out: dict[str, Any] = {"bytes": {label: packed_bytes(options) for label, options in MAPS.items()}}
+    for label, b in out["bytes"].items():
+        print(
+            f"  {label:<26} {b['unpacked']:8,d} unpacked  {b['packed']:8,d} packed  ({b['packed'] / b['unpacked']:.1%})"
+        )
+    rates = packed_steps_per_second(standard, 256, threads, seconds)
+    ratio = rates["packed"]["steps_per_s"] / rates["unpacked"]["steps_per_s"]
+    print(f"  vector env, standard map, N=256, {threads} threads (median of interleaved slices):")
+    for name, r in rates.items():
+        print(f"  {name:<9} {r['steps_per_s']:11,.0f} steps/s  {r['steps_per_cpu_s']:10,.0f} per CPU s")
+    print(f"  packed / unpacked steps/s: {ratio:.3f}x")
+    out["steps"], out["ratio"] = rates, ratio
+    return out

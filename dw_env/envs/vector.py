@@ -14,7 +14,10 @@ automatically. Example::
 Outputs of ``reset`` / ``step``:
 
 * ``obs`` int8 ``[N, D]``: the observation of the player to act (layout ``dw-obs-v1``,
-  :mod:`dw_env.envs.observation`); ``masks`` int8 ``[N, C+2]``: its action mask.
+  :mod:`dw_env.envs.observation`); with ``packed_observations=True`` uint8 ``[N, P]``, the same
+  observation with its 0/1 positions as bits (:mod:`dw_env.envs.packed`; ``env.packing.unpack`` gives
+  ``dw-obs-v1`` back, and :mod:`policies.packed_input` unpacks on the network's device).
+  ``masks`` int8 ``[N, C+2]``: its action mask (never packed).
 * ``acting`` int32 ``[N]``: the seat to act (0 Blue, 1 Green, 2 Red); actions are in its frame.
 * ``rewards`` float32 ``[N, 3]``: this step's reward of each seat (same rules as the AEC env).
 * ``terminated`` / ``truncated`` bool ``[N]``: the game ended by a rule / by ``max_rounds``;
@@ -60,6 +63,7 @@ from dw_env.envs.observation import (
     encode_observation,
     new_encoder_workspace,
 )
+from dw_env.envs.packed import observation_packing
 from dw_env.envs.transition import env_step
 from dw_env.errors import brief
 from dw_env.info import NUM_PLAYERS, check_truncation_reward
@@ -207,12 +211,15 @@ class DomainWheelVectorEnv:
         score_shaping: bool = False,
         truncation_reward: float = 0.0,
         copy: bool = True,
+        packed_observations: bool = False,
     ) -> None:
         self.num_envs = n = _positive_int("num_envs", num_envs)
         max_threads = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
         self.num_threads = _positive_int("num_threads", num_threads, max_threads)
         if not isinstance(score_shaping, bool):
             raise ValueError(f"score_shaping must be true or false, got {score_shaping!r}")
+        if not isinstance(packed_observations, bool):
+            raise ValueError(f"packed_observations must be true or false, got {brief(packed_observations)}")
         self.options = _options(options)
         self.score_shaping = score_shaping
         self.truncation_reward = check_truncation_reward(truncation_reward)
@@ -222,6 +229,8 @@ class DomainWheelVectorEnv:
         self.observation_layout = layout = describe_observation(self.options)
         self.num_actions = layout.mask_size
         self.observation_size = layout.size
+        #: the packing of the observations returned (None: plain ``dw-obs-v1`` int8)
+        self.packing = observation_packing(self.options) if packed_observations else None
         self._tables = kernel_tables(self.options)
         self._frames = frames_of(g).kernel_tables()
         self._init = initial_arrays(self.options)
@@ -244,7 +253,10 @@ class DomainWheelVectorEnv:
     def _allocate_outputs(self) -> None:
         """Give every output its own new array (the kernel writes every element of every output)."""
         n, layout = self.num_envs, self.observation_layout
-        self._obs = np.empty((n, layout.size), dtype=np.int8)
+        if self.packing is not None:  # the int8 observations are the packer's input only: allocated once
+            self._packed = np.empty((n, self.packing.packed_size), dtype=np.uint8)
+        if self.packing is None or not hasattr(self, "_obs"):
+            self._obs = np.empty((n, layout.size), dtype=np.int8)
         self._masks = np.empty((n, layout.mask_size), dtype=np.int8)
         self._acting = np.empty(n, dtype=np.int32)
         self._rewards = np.empty((n, NUM_PLAYERS), dtype=np.float32)
@@ -276,7 +288,7 @@ class DomainWheelVectorEnv:
         if self.copy and self._has_reset:
             self._allocate_outputs()
         numba.set_num_threads(self.num_threads)
-        return int(
+        refused = int(
             run_batch(
                 self._tables,
                 self._frames,
@@ -293,9 +305,17 @@ class DomainWheelVectorEnv:
                 reset,
             )
         )
+        if self.packing is not None and self.packing.pack_into(self._obs, self._packed, self.num_threads):
+            raise RuntimeError(
+                "an observation held a value other than 0/1 at a binary position (a bug; please report it)"
+            )
+        return refused
 
-    def reset(self, seed: int | None = None) -> tuple[NDArray[np.int8], NDArray[np.int8], NDArray[np.int32]]:
-        """Start every game afresh; return (obs [N, D], masks [N, C+2], acting [N]).
+    def _observations(self) -> NDArray[Any]:
+        return self._obs if self.packing is None else self._packed
+
+    def reset(self, seed: int | None = None) -> tuple[NDArray[Any], NDArray[np.int8], NDArray[np.int32]]:
+        """Start every game afresh; return (obs [N, D] or packed [N, P], masks [N, C+2], acting [N]).
 
         The rules have no randomness; ``seed`` reseeds :meth:`sample_actions`.
         """
@@ -303,7 +323,7 @@ class DomainWheelVectorEnv:
             self.rng = np.random.default_rng(seed)
         self._run(reset=True)
         self._has_reset = True
-        return self._obs, self._returned(self._masks), self._acting
+        return self._observations(), self._returned(self._masks), self._acting
 
     def step(self, actions: Any) -> tuple[Any, ...]:
         """Play one action in every game; return (obs, masks, acting, rewards, terminated, truncated, infos)."""
@@ -321,7 +341,7 @@ class DomainWheelVectorEnv:
             "episode_steps": self._episode_steps,
         }
         masks = self._returned(self._masks)
-        return self._obs, masks, self._acting, self._rewards, self._terminated, self._truncated, infos
+        return self._observations(), masks, self._acting, self._rewards, self._terminated, self._truncated, infos
 
     def _returned(self, masks: NDArray[np.int8]) -> NDArray[np.int8]:
         # the env checks the next actions against its masks: the caller gets its own copy (N x (C+2) bytes)

@@ -7,7 +7,8 @@ the default run (``configs/small.yaml``: the small map on a CPU)::
              env_threads, network_threads, update_processes, checkpoint_every, stop_after_updates, progress
     game:    the game options (dw_env.options.GameOptions): land_radius, map_radius, max_rounds, ...;
              ``name: alveole`` (or another id of policies.games) trains that game, with its own options
-    env:     num_envs, num_steps, score_shaping, conquest_shaping, score_potential, truncation_reward, ...
+    env:     num_envs, num_steps, score_shaping, conquest_shaping, score_potential, truncation_reward,
+             objective, opening_plies, packed_observations
     ppo:     learning_rate, anneal_lr, gamma, gae_lambda, num_minibatches, update_epochs, ...
     network: channels, cell_layers, land_layers, head_hidden, turn_trunk, init_from
     league:  snapshot_every, keep, weights (opponent kind -> sampling weight), rating_window, seat_focus
@@ -198,6 +199,11 @@ class EnvConfig(_Section):
     #: against deterministic opponents (the arena measures from random openings; 0: off); in Domain Wheel
     #: a draw that ends between a move's two env actions (piece, destination) plays the destination too
     opening_plies: int = _int(0, 0, 30)
+    #: Domain Wheel: the env hands the trainer its observations with the 0/1 planes as bits (dw_env/envs/packed.py:
+    #: 2,936 bytes instead of 18,692 on the standard map), the rollout stores them so and the network's input is
+    #: unpacked by torch on the device that runs it; the weights trained are the same either way (docs/TRAINING.md
+    #: "Packed observations"). The other games: false only
+    packed_observations: bool = False
 
 
 class PPOConfig(_Section):

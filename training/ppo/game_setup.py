@@ -37,9 +37,15 @@ def make_env(config: TrainConfig, num_envs: int, threads: int, seed: int) -> Any
             truncation_reward=config.env.truncation_reward,
             copy=False,
             objective=config.env.objective,
+            packed_observations=config.env.packed_observations,
         )
     if config.env.objective != "win":
         raise ValueError(f"env.objective {config.env.objective} is a Domain Wheel objective; {config.game_id}: win")
+    if config.env.packed_observations:
+        raise ValueError(
+            f"env.packed_observations: true is for Domain Wheel's env only; {config.game_id}'s env gives its "
+            "observations unpacked (allowed: false)"
+        )
     return games.get(config.game_id).make_vector_env(num_envs, config.options, threads, seed)  # type: ignore[attr-defined]
 
 

@@ -52,7 +52,9 @@ from policies.domain_wheel.network import (
     map_here,
     policy_steps,
     same_turn_inputs,
+    turn_fixed_bytes,
 )
+from policies.packed_input import TorchUnpacker
 from training.distributed.interrupt import StopRequest
 from training.ppo import rollout_actors, run_folder
 from training.ppo.config import TrainConfig, to_yaml
@@ -103,7 +105,7 @@ class Table:
     env: Any
     league: League
     scripted: ScriptedSeats
-    obs: NDArray[np.int8]
+    obs: NDArray[Any]  # the env's observations: int8 [N, D], or packed uint8 [N, P] (env.packed_observations)
     masks: NDArray[np.int8]
     player: NDArray[np.int64]
     seat: NDArray[np.int64]  # the learner's seat in each slot
@@ -189,7 +191,7 @@ class Rollout:
         "dones",
     )
 
-    obs: NDArray[np.int8]
+    obs: NDArray[Any]  # as the env gives them: int8, or packed uint8 (``unpack`` makes the network's input)
     masks: NDArray[np.int8]
     actions: NDArray[np.int64]
     logprobs: NDArray[np.float32]
@@ -199,13 +201,16 @@ class Rollout:
     dones: NDArray[np.bool_]
     count: NDArray[np.int64]  # decisions stored per slot
     open: NDArray[np.bool_]  # the slot's last decision still awaits its outcome
+    unpack: TorchUnpacker | None = None  # packed observations: what turns them into the network's input
 
     @classmethod
-    def allocate(cls, steps: int, n: int, obs_size: int, mask_size: int) -> Rollout:
+    def allocate(cls, steps: int, n: int, obs_size: int, mask_size: int, packing: Any = None) -> Rollout:
+        """Return an empty rollout for ``n`` games of ``steps`` steps; with the env's ``packing``, the
+        observations are stored packed (``obs_size`` is then the packed size)."""
         t = steps // 2 + 4  # the learner acts in at most half the steps (2 actions, then 1+ per rival)
         z = np.zeros
         return cls(
-            z((t, n, obs_size), np.int8),
+            z((t, n, obs_size), np.int8 if packing is None else np.uint8),
             z((t, n, mask_size), np.int8),
             z((t, n), np.int64),
             z((t, n), np.float32),
@@ -215,6 +220,7 @@ class Rollout:
             z((t, n), np.bool_),
             z(n, np.int64),
             z(n, np.bool_),
+            None if packing is None else TorchUnpacker(packing),
         )
 
     @property
@@ -304,7 +310,10 @@ def collect_rollout(
         seated = [(LATEST, net, current)] if len(current) else []
         for sid in sorted(set(opp[others])):  # a fixed order: each batch's actions draw from torch's RNG
             seated.append((sid, frozen.get(sid, table.league), np.flatnonzero(others & (opp == sid))))
-        batches = [StepBatch(m, table.obs[sel], table.masks[sel], cache(k, m), sel) for k, m, sel in seated]
+        batches = [
+            StepBatch(m, network_input(rollout, table.obs[sel]), table.masks[sel], cache(k, m), sel)
+            for k, m, sel in seated
+        ]
         scripted = np.flatnonzero(~learner & ~opening & (rows >= first_scripted))
         played: list[list[int]] = []
 
@@ -318,15 +327,15 @@ def collect_rollout(
         if not played:  # no network seat this step
             play_scripted()
         actions[scripted] = played[0]
-        for (key, _, sel), (a, logp, v) in zip(seated, steps_taken, strict=True):
+        for (key, _, sel), batch, (a, logp, v) in zip(seated, batches, steps_taken, strict=True):
             actions[sel] = a
             if key == LATEST:
                 mine = learner[sel]
                 slots = sel[mine]
-                o = table.obs[slots]
+                o = batch.obs[mine]  # the network's input (unpacked)
                 phi = conquest_potential(o, ctx["layout"], ctx["conquest_shaping"])
                 phi += score_potential(o, ctx["layout"], ctx.get("score_potential", 0.0))
-                rollout.store(slots, o, table.masks[slots], a[mine], logp[mine], v[mine], phi)
+                rollout.store(slots, table.obs[slots], table.masks[slots], a[mine], logp[mine], v[mine], phi)
         table.obs, table.masks, player, rewards, terminated, truncated, info = table.env.step(actions)
         table.player = np.asarray(player, dtype=np.int64)
         steps += 1
@@ -346,6 +355,17 @@ def collect_rollout(
             table.start_game(int(slot), rng)
             finished += 1
     return {"steps": steps * n, "games": finished}
+
+
+def network_input(rollout: Rollout, obs: NDArray[Any]) -> NDArray[np.int8]:
+    """Return the int8 observations the network reads of the env's observations ``obs`` (unpacked if packed).
+
+    The rollout's forward pass takes numpy rows (its trunk cache compares them on the host), so packed rows
+    are unpacked here, by the same torch unpacker as the update's on the CPU.
+    """
+    if rollout.unpack is None:
+        return obs
+    return rollout.unpack(torch.from_numpy(obs)).numpy()
 
 
 # ---- 3. advantages ------------------------------------------------------------------------------------
@@ -384,11 +404,19 @@ def turn_groups(rollout: Rollout, valid: NDArray[np.bool_], net: nn.Module) -> N
     if not getattr(net, "turn_trunk", False):
         return group[valid]
     num_cells = net.geometry.num_cells  # type: ignore[attr-defined]
+    same_turn = same_turn_inputs
+    if rollout.unpack is not None:  # packed rows compare under the packed form of the turn-fixed byte mask
+        packing = rollout.unpack.packing
+        keep = packing.byte_mask(turn_fixed_bytes(num_cells, packing.size))
+
+        def same_turn(a: NDArray[np.uint8], b: NDArray[np.uint8], _: int) -> NDArray[np.bool_]:
+            return np.asarray(~(np.bitwise_xor(a, b) & keep).any(1))
+
     for t in range(1, rollout.capacity):
         slots = np.flatnonzero(valid[t] & valid[t - 1] & ~rollout.dones[t - 1])
         if len(slots) == 0:
             continue
-        same = same_turn_inputs(rollout.obs[t, slots], rollout.obs[t - 1, slots], num_cells)
+        same = same_turn(rollout.obs[t, slots], rollout.obs[t - 1, slots], num_cells)
         group[t, slots[same]] = group[t - 1, slots[same]]
     return group[valid]
 
@@ -466,12 +494,16 @@ class ChunkLoss:
     vf_coef: float
     amp: bool
     device_type: str
+    unpack: TorchUnpacker | None = None  # packed observations: unpacked here, on the batch's device
 
     def __call__(self, model: nn.Module, s: int, e: int) -> dict[str, torch.Tensor]:
         b, n, clip = self.batch, self.n, self.clip_coef
         j, a = self.idx[s:e], self.adv[s:e]
+        obs = b["obs"][b["obs_row"][j]]
+        if self.unpack is not None:
+            obs = self.unpack(obs)
         with torch.autocast(self.device_type, dtype=torch.bfloat16, enabled=self.amp):
-            logits, value = forward_grouped(model, b["obs"][b["obs_row"][j]], self.starts[s:e])
+            logits, value = forward_grouped(model, obs, self.starts[s:e])
         logp, entropy = evaluate_actions(logits, b["masks"][j], b["actions"][j])
         logratio = logp - b["logp"][j]
         ratio = logratio.exp()
@@ -521,7 +553,18 @@ def minibatch_step(
     if p.norm_adv and n > 1:
         a_all = (a_all - a_all.mean()) / (a_all.std() + 1e-8)
     loss = ChunkLoss(
-        b, idx, a_all, starts, n, p.clip_coef, p.clip_vloss, p.ent_coef, p.vf_coef, ctx["amp"], device.type
+        b,
+        idx,
+        a_all,
+        starts,
+        n,
+        p.clip_coef,
+        p.clip_vloss,
+        p.ent_coef,
+        p.vf_coef,
+        ctx["amp"],
+        device.type,
+        ctx.get("unpack"),
     )
     optimizer.zero_grad(set_to_none=True)
     cuts = balanced_cuts(starts, ctx["chunk_rows"], ctx["threads"].threads)
@@ -542,8 +585,9 @@ def ppo_update(
         name: torch.from_numpy(getattr(rollout, field)[valid]).to(device)
         for name, field in (("masks", "masks"), ("actions", "actions"), ("logp", "logprobs"))
     }
-    # the observations (about 70 MB on the standard map): a chunk reads its rows from the rollout itself on a
-    # CPU (b["obs"][b["obs_row"][j]]); a GPU gets the trainable ones copied over once
+    # the observations (about 70 MB on the standard map, 15 MB packed): a chunk reads its rows from the rollout
+    # itself on a CPU (b["obs"][b["obs_row"][j]]); a GPU gets the trainable ones copied over once, packed if the
+    # env packs them, and each chunk unpacks its rows there (ChunkLoss.unpack)
     flat = torch.from_numpy(rollout.obs.reshape(-1, rollout.obs.shape[-1]))
     rows = torch.from_numpy(np.flatnonzero(valid.reshape(-1)))
     if device.type == "cpu":
@@ -563,6 +607,7 @@ def ppo_update(
     # (0.25 against 0.30 ms a decision on the standard map, forward and backward on one core, measured with
     # chunks of 14 standard-map rows; they are 28 now, and turn_trunk on both cores kept its speed, 2,354 -> 2,391)
     ctx = {**ctx, "chunk_rows": chunk_rows(net, device) * (4 if getattr(net, "turn_trunk", False) else 1)}
+    ctx["unpack"] = rollout.unpack
     if ctx.get("threads") is None:
         ctx["threads"] = NetworkThreads(net, 1)
     for _ in range(p.update_epochs):
@@ -726,7 +771,7 @@ def start_session(
     table.opening, table.opening_plies = np.zeros(n, np.int64), config.env.opening_plies
     for slot in range(n):
         table.start_game(slot, rng)
-    rollout = Rollout.allocate(config.env.num_steps, n, obs.shape[1], masks.shape[1])
+    rollout = Rollout.allocate(config.env.num_steps, n, obs.shape[1], masks.shape[1], getattr(env, "packing", None))
     counters: dict[str, Any] = {"env_steps": 0, "updates": 0, "games": 0, "decisions": 0, "seconds": 0.0}
     if resume is not None:
         payload = checkpoint.load(resume, options, game_id=config.game_id)

@@ -143,11 +143,15 @@ def check_outputs(env: Any, env_out: dict[str, Any], out: dict[str, Any], player
         return
     shown = dict(zip(("_obs", "_masks", "_acting"), expected, strict=True))
     what = {"_obs": "observation", "_masks": "legal actions", "_acting": "player to act"}
+    table_obs = "_obs"
+    packing = getattr(env, "packing", None)
+    if packing is not None:  # the env hands out packed observations (env.packed_observations): so does the table
+        shown["_packed"], what["_packed"], table_obs = packing.pack(shown["_obs"]), "packed observation", "_packed"
     for name, value in env_out.items():
         role = names.get(name, name)
         if role in shown:
             _same(value, shown[role], f"table.env.{name}", what[role])
-    for name, role in (("obs", "_obs"), ("masks", "_masks"), ("player", "_acting")):
+    for name, role in (("obs", table_obs), ("masks", "_masks"), ("player", "_acting")):
         _same(out[name], shown[role], f"table.{name}", what[role])
 
 

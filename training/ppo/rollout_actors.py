@@ -89,7 +89,8 @@ class RolloutWorker:
         scripted = scripted_seats(config.game_id, env)
         self.table = parts.table(env, league, scripted, obs, masks, player.astype(np.int64), zeros, [LATEST] * n, zeros)
         self.table.opening, self.table.opening_plies = np.zeros(n, np.int64), config.env.opening_plies
-        self.rollout = parts.rollout.allocate(config.env.num_steps, n, obs.shape[1], masks.shape[1])
+        packing = getattr(env, "packing", None)
+        self.rollout = parts.rollout.allocate(config.env.num_steps, n, obs.shape[1], masks.shape[1], packing)
         self.rng = np.random.default_rng(config.run.seed)  # replaced by the driver's stream at every rollout
         layout = None
         if is_domain_wheel(config):
