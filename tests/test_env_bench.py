@@ -17,6 +17,7 @@ def test_bench_env_runs_and_reports_every_number(capsys: pytest.CaptureFixture[s
     assert "standard (n=2, R=4)" in out and "smallest (n=1, R=2)" in out
     assert "N=64" in out and "N=256" in out and "19,853 bytes" in out
     assert "plain loop over env()" in out
+    assert "19,853 unpacked     4,097 packed" in out and "packed / unpacked steps/s" in out
 
 
 def test_bench_env_returns_the_numbers() -> None:
@@ -27,6 +28,9 @@ def test_bench_env_returns_the_numbers() -> None:
     assert all(r["wall_us"] > 0 and r["steps"] >= 64 for r in results["plain_loop"].values())
     assert results["bytes_per_observation"]["standard (n=2, R=4)"] == 19853
     assert all(r["steps_per_s"] > 0 for r in results["vector"].values())
+    packed = results["packed"]
+    assert packed["bytes"]["standard (n=2, R=4)"] == {"unpacked": 19853, "packed": 4097}  # goal: 8 KB at most
+    assert all(packed["steps"][form]["steps_per_s"] > 0 for form in ("unpacked", "packed")) and packed["ratio"] > 0
     if bench_env.GO in results["aec"]:
         assert set(results["aec_ratio_vs_go"]) == set(bench_env.MAPS)
         assert set(results["plain_ratio_vs_go"]) == set(bench_env.MAPS)

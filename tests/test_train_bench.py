@@ -44,11 +44,17 @@ def test_the_plain_network_and_the_all_cores_cases_change_one_thing_each(tmp_pat
     assert small_plain.network == plain.network and small_plain.run == small_cores.run
     assert small_plain.options == small_cores.options and small_plain.ppo == small_cores.ppo
     assert cores.run.torch_threads == plain_cores.run.torch_threads == 1  # torch's threads would oversubscribe
-    assert [CASES[c][0] for c in CASES] == ["small"] * 3 + ["standard"] * 5
+    assert [CASES[c][0] for c in CASES] == ["small"] * 3 + ["standard"] * 6
     conv32 = config("standard, all cores, float32 conv")
     assert cores.run.conv_precision == "auto" and conv32.run.conv_precision == "float32"
     assert conv32.run.model_dump(exclude={"conv_precision"}) == cores.run.model_dump(exclude={"conv_precision"})
     assert conv32.network == cores.network and conv32.options == cores.options
+    packed = config("standard, all cores, packed observations")
+    assert packed.env.packed_observations and not cores.env.packed_observations
+    assert packed.env.model_dump(exclude={"packed_observations"}) == cores.env.model_dump(
+        exclude={"packed_observations"}
+    )
+    assert packed.run == cores.run and packed.network == cores.network and packed.options == cores.options
 
 
 def test_every_case_measures_several_updates_of_its_map() -> None:

@@ -27,7 +27,10 @@ evaluation left out:
   other jobs on the cores then slow down many times;
 * ``standard, all cores, float32 conv``: the default network on every core with ``run.conv_precision:
   float32`` (the hex convolutions in float32): what the bfloat16 convolutions gain where the CPU has bf16
-  matrix units (``auto``, the default, picks them there; elsewhere both lines run float32).
+  matrix units (``auto``, the default, picks them there; elsewhere both lines run float32);
+* ``standard, all cores, packed observations``: the default on every core with ``env.packed_observations:
+  true`` (the 0/1 planes as bits in the env's output and the rollout, unpacked for the network): the same
+  weights as the default's, so only the speed differs; printed as a ratio to ``standard, all cores``.
 
 Each case runs in a fresh process, as a training run would: a process whose torch and numba thread pools
 were made for one thread ran the all-cores case at half its speed.
@@ -69,6 +72,7 @@ CASES: dict[str, tuple[str, dict[str, dict[str, Any]]]] = {
     "standard, all cores": ("standard", {"run": ALL_CORES}),
     "standard, plain network, all cores": ("standard", {"network": PLAIN, "run": ALL_CORES}),
     "standard, all cores, float32 conv": ("standard", {"run": {**ALL_CORES, "conv_precision": "float32"}}),
+    "standard, all cores, packed observations": ("standard", {"run": ALL_CORES, "env": {"packed_observations": True}}),
 }
 
 
@@ -173,6 +177,8 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
     small_plain, plain = rate["small, plain network, all cores"], rate["standard, plain network"]
     cores, plain_cores = rate["standard, all cores"], rate["standard, plain network, all cores"]
     conv32 = rate["standard, all cores, float32 conv"]
+    packed = rate["standard, all cores, packed observations"]
+    results["packed_vs_unpacked"] = packed / cores
     results["standard_vs_target"] = cores / TARGET
     results["plain_vs_target"] = plain_cores / TARGET
     results["plain_vs_standard"] = plain / standard
@@ -193,5 +199,8 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
     print(
         f"  convolutions ({'bfloat16' if cpu_has_bf16_units() else 'float32: no bf16 matrix units'}): "
         f"{cores:,.0f} env steps/s = {cores / conv32:.2f}x the float32 convolutions' {conv32:,.0f}"
+    )
+    print(
+        f"  packed observations, all cores: {packed:,.0f} env steps/s = {packed / cores:.2f}x unpacked ({cores:,.0f})"
     )
     return results
