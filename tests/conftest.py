@@ -19,6 +19,7 @@ import bisect
 import os
 import random
 import shutil
+import signal
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,6 +44,11 @@ def pytest_configure(config: pytest.Config) -> None:
     another test run.
     """
     os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="dw-test-data-")
+    # pytest-xdist's workers start with SIGINT ignored, and an ignored signal stays ignored in every process
+    # they start: the Ctrl-C and signal tests' commands would never see their SIGINT. A terminal's commands
+    # start with the default handler, so the tests' commands must too.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
