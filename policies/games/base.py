@@ -64,6 +64,9 @@ class BoardGame(ABC):
     #: whether reports print beside every win rate the fair share of an equally strong strategy (games whose
     #: number of players is an option; the three-seat and two-seat games' reports stay as they were)
     report_fair_share: bool = False
+    #: why the game takes no random openings, for the arena's message, where :meth:`max_opening_plies` is always 0
+    #: (empty: the game has openings, limited only by its length limit)
+    no_openings: str = ""
 
     @property
     def num_players(self) -> int:

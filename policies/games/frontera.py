@@ -189,6 +189,8 @@ class Frontera(BoardGame):
             f"cards {'on' if options['cards'] else 'off'}, max {turns} turns"
         )
 
+    no_openings = "Frontera has no random openings: its games differ by their dice and deal (each game's seed)"
+
     def max_opening_plies(self, options: Any) -> int:
         """Return 0: Frontera's games differ by their dice and deal (each game's seed), not by random openings."""
         return 0

@@ -208,6 +208,8 @@ def check_opening_plies(plies: object, options: Any, game: BoardGame | None = No
         raise ValueError(f"--opening-plies must be an integer 0..{MAX_OPENING_PLIES}, got {plies!r}")
     game = game or games.get()
     limit = min(MAX_OPENING_PLIES, game.max_opening_plies(options))
+    if not 0 <= plies <= limit and game.no_openings:
+        raise ValueError(f"--opening-plies {plies} is not allowed: {game.no_openings}; allowed: 0")
     if not 0 <= plies <= limit:
         rounds = getattr(options, "max_rounds", None)
         why = "" if limit == MAX_OPENING_PLIES else " (the game's length limit: the opening must end first)"
