@@ -95,19 +95,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from numpy.typing import NDArray
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from alveole_env.encoding import NUM_ACTIONS, OBS_SIZE
 from alveole_env.engine import AlveoleGame
-from alveole_env.errors import IllegalActionError, brief
+from alveole_env.errors import IllegalActionError
 from alveole_env.options import AlveoleOptions
 from alveole_env.state import NUM_PLAYERS, PIECES, TURN
+from gamecore.aec import BoardGameAEC, as_action, check_reset_options, check_seed, classic_wrappers, game_metadata
 
 AGENTS: tuple[str, ...] = tuple(f"player_{p}" for p in range(NUM_PLAYERS))
 ENV_NAME = "alveole_v0"
@@ -119,61 +118,26 @@ __all__ = ["AGENTS", "ENV_NAME", "env", "raw_env"]
 
 def env(render_mode: str | None = None, **options: Any) -> AECEnv:
     """Return the environment in PettingZoo's classic wrapper chain (see the module docs)."""
-    environment: AECEnv = raw_env(render_mode=render_mode, **options)
-    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
-    environment = wrappers.AssertOutOfBoundsWrapper(environment)
-    environment = wrappers.OrderEnforcingWrapper(environment)
-    return environment
+    return classic_wrappers(raw_env(render_mode=render_mode, **options))
 
 
-def _as_action(action: Any) -> int:
-    """Return ``action`` as a Python int, or raise IllegalActionError if it is not an integer action."""
-    if isinstance(action, np.ndarray) and action.size == 1 and np.issubdtype(action.dtype, np.integer):
-        action = action.reshape(-1)[0]
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise IllegalActionError(f"action must be an integer in 0..{NUM_ACTIONS - 1}, got {brief(action)}")
-    return int(action)
-
-
-class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming convention
+class raw_env(BoardGameAEC):  # noqa: N801 - PettingZoo's naming convention
     """Alveole as a PettingZoo AEC environment, without wrappers (illegal actions raise)."""
 
-    metadata: dict[str, Any] = {
-        "render_modes": ["human", "ansi", "rgb_array"],
-        "name": ENV_NAME,
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
+    metadata: dict[str, Any] = game_metadata(ENV_NAME)
 
     def __init__(self, render_mode: str | None = None, *, render_width: int = 600, **options: Any) -> None:
         EzPickle.__init__(self, render_mode=render_mode, render_width=render_width, **options)
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode {render_mode!r} is not supported; allowed: None, {self.metadata['render_modes']}"
-            )
+        self._check_render_mode(render_mode)
         from alveole_env.render_image import check_width
 
         self.render_width = check_width(render_width, "render_width")
-        self.render_mode = render_mode
         self.options = AlveoleOptions.from_dict(options)
         #: the game in progress (read it for rendering and scripted seats; play only through step())
         self.game = AlveoleGame.new(self.options)
-        self.possible_agents = list(AGENTS)
-        self.agents = self.possible_agents[:]
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        box = spaces.Box(low=0, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.int8)
-        mask = spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8)
-        self.observation_spaces = {
-            a: spaces.Dict({"observation": box, "action_mask": mask}) for a in self.possible_agents
-        }
+        self._declare_spaces(AGENTS, spaces.Box(low=0, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.int8), NUM_ACTIONS)
         self._obs, self._mask = self.game.observe()
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self.action_spaces[agent]
 
     def observe(self, agent: str) -> dict[str, NDArray[np.int8]]:
         """Return ``agent``'s observation and action mask (fresh arrays; all-0 mask unless it is to act)."""
@@ -187,19 +151,10 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game, or the position ``options["position"]`` (see the module docs)."""
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-            raise ValueError(f"seed must be an integer or None, got {brief(seed)}")
-        if options is not None and not isinstance(options, Mapping):
-            raise ValueError(f"reset options must be a dict such as {{'position': game}} or None, got {brief(options)}")
-        start = (options or {}).get("position")
+        check_seed(seed)
+        start = check_reset_options(options).get("position")
         self.game = AlveoleGame.new(self.options) if start is None else self._position_game(start)
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.turn]
+        self._start(self.game.turn)
         self._obs, self._mask = self.game.observe()
 
     def _position_game(self, start: Any) -> AlveoleGame:
@@ -219,15 +174,10 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
 
     def step(self, action: Any) -> None:
         """Play ``agent_selection``'s move ``action``; IllegalActionError (a ValueError) if it is not legal."""
-        try:
-            agent = self.agent_selection
-            done = self.terminations[agent] or self.truncations[agent]
-        except (AttributeError, KeyError):
-            raise self._protocol_error() from None
-        if done:
-            self._was_dead_step(action)
+        agent = self._acting_agent(action)
+        if agent is None:
             return
-        a = _as_action(action)
+        a = as_action(action, NUM_ACTIONS, IllegalActionError, in_range=False)
         if not (0 <= a < NUM_ACTIONS and self._mask[a]):
             self.game.play(a)  # raises, naming the rule; the mask and the engine agree
             raise RuntimeError(f"engine accepted masked-out action {a}")  # pragma: no cover
@@ -240,16 +190,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
         else:
             self.agent_selection = self.possible_agents[self.game.turn]
         self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
-
-    def _protocol_error(self) -> RuntimeError:
-        if not hasattr(self, "terminations"):
-            return RuntimeError("call reset() before step()")
-        return RuntimeError(
-            "the game is over and every agent has been removed (each done agent's step(None) removes it, "
-            "PettingZoo's AEC convention); call reset() to start a new game"
-        )
+        self._show_if_human()
 
     def _finish(self) -> None:
         game = self.game
@@ -263,25 +204,14 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
         for p in game.winners:
             self.rewards[self.possible_agents[p]] = 1.0
             self.rewards[self.possible_agents[1 - p]] = -1.0
-        self.terminations = dict.fromkeys(self.agents, not game.truncated)
-        self.truncations = dict.fromkeys(self.agents, game.truncated)
-        self.infos = {a: dict(info) for a in self.agents}
+        self._end_game(game.truncated, info)
 
-    def render(self) -> str | NDArray[np.uint8] | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        if self.render_mode == "rgb_array":
-            from alveole_env.render_image import render
+    def _render_image(self) -> NDArray[np.uint8]:
+        from alveole_env.render_image import render
 
-            return render(self.game, self.render_width)
+        return render(self.game, self.render_width)
+
+    def _render_text(self) -> str:
         from alveole_env.render_text import render as render_text
 
-        text = render_text(self.game)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
-
-    def close(self) -> None:
-        """Release nothing: the env holds no window or external resource."""
+        return render_text(self.game)

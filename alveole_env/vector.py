@@ -46,6 +46,7 @@ from alveole_env.errors import brief
 from alveole_env.geometry import GRID_CELL, NUM_CELLS
 from alveole_env.options import AlveoleOptions
 from alveole_env.state import END_REASON, NUM_PLAYERS, OVER, PIECES, PLY, TURN, WINNER, check_arrays
+from gamecore.vector_checks import MAX_ENVS, check_action_batch, check_count, shown, thread_limit
 
 # spinning OpenMP workers starve the games on a shared machine; a value set by the user wins
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -131,14 +132,6 @@ def sample_masked(masks, uniform, out):  # type: ignore[no-untyped-def]
                 k -= 1
 
 
-def _positive_int(name: str, value: Any, high: int | None = None) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {brief(value)}")
-    if high is not None and value > high:
-        raise ValueError(f"{name}={value} is more than this machine allows; allowed: 1..{high}")
-    return int(value)
-
-
 class AlveoleVectorEnv:
     """``num_envs`` games of Alveole stepped together (see the module docstring)."""
 
@@ -150,9 +143,8 @@ class AlveoleVectorEnv:
         seed: int | None = None,
         copy: bool = True,
     ) -> None:
-        self.num_envs = n = _positive_int("num_envs", num_envs)
-        max_threads = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
-        self.num_threads = _positive_int("num_threads", num_threads, max_threads)
+        self.num_envs = n = check_count("num_envs", num_envs, MAX_ENVS)
+        self.num_threads = check_count("num_threads", num_threads, thread_limit())
         if options is None:
             options = AlveoleOptions()
         elif not isinstance(options, AlveoleOptions):
@@ -255,17 +247,11 @@ class AlveoleVectorEnv:
         return self._masks.copy() if self.copy else self._masks
 
     def _check_actions(self, actions: Any) -> None:
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {a.dtype} {a.shape}")
-        in_range = (a >= 0) & (a < NUM_ACTIONS)
-        legal = np.zeros(self.num_envs, dtype=bool)
-        legal[in_range] = self._masks[np.flatnonzero(in_range), a[in_range]] == 1
-        if not legal.all():
-            i = int(np.flatnonzero(~legal)[0])
-            allowed = ", ".join(str(int(x)) for x in np.flatnonzero(self._masks[i]))
-            raise ValueError(f"action {int(a[i])} of env {i} is not legal; allowed: {allowed} (no game was stepped)")
-        self._actions[:] = a
+        self._actions[:] = check_action_batch(actions, self._masks, self._explain_illegal)
+
+    def _explain_illegal(self, i: int, action: int) -> str:
+        allowed = shown(self._masks[i], NUM_ACTIONS)
+        return f"action {action} of env {i} is not legal; allowed: {allowed} (no game was stepped)"
 
     def sample_actions(self) -> NDArray[np.int32]:
         """Return a uniformly random legal action for every game (seeded by ``seed``)."""

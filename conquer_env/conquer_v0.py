@@ -67,12 +67,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from numpy.typing import NDArray
-from pettingzoo.utils import wrappers
 from pettingzoo.utils.env import AECEnv
 
 from conquer_env import kernels
@@ -81,54 +79,30 @@ from conquer_env.engine import SEAT_NAMES, ConquerGame, initial_arrays, workspac
 from conquer_env.errors import IllegalActionError, brief
 from conquer_env.layout import OVER, TO_MOVE
 from conquer_env.options import ConquerOptions
+from gamecore.aec import BoardGameAEC, as_action, check_reset_options, check_seed, classic_wrappers, game_metadata
 
 __all__ = ["env", "raw_env"]
 
 
-class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming convention
+class raw_env(BoardGameAEC):  # noqa: N801 - PettingZoo's naming convention
     """Conquer as a PettingZoo AEC environment, without wrappers (illegal actions raise IllegalActionError)."""
 
-    metadata: dict[str, Any] = {
-        "render_modes": ["ansi", "rgb_array"],
-        "name": "conquer_v0",
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
+    metadata: dict[str, Any] = game_metadata("conquer_v0", ("ansi", "rgb_array"))
 
     def __init__(self, render_mode: str | None = None, render_cell: int = 32, **options: Any) -> None:
         EzPickle.__init__(self, render_mode=render_mode, render_cell=render_cell, **options)
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode {render_mode!r} is not supported; allowed: None, {self.metadata['render_modes']}"
-            )
+        self._check_render_mode(render_mode)
         if isinstance(render_cell, bool) or not isinstance(render_cell, int) or not 8 <= render_cell <= 128:
             raise ValueError(f"render_cell must be an integer in 8..128, got {brief(render_cell)}")
-        self.render_mode = render_mode
         self.render_cell = render_cell
         self.options = ConquerOptions.from_dict(options)
-        self.possible_agents = ["player_0", "player_1"]
-        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         n_obs, n_act = observation_size(self.options), num_actions(self.options)
-        self.action_spaces = {a: spaces.Discrete(n_act) for a in self.possible_agents}
-        self.observation_spaces = {
-            a: spaces.Dict(
-                {
-                    "observation": spaces.Box(0, 1, (n_obs,), np.int8),
-                    "action_mask": spaces.Box(0, 1, (n_act,), np.int8),
-                }
-            )
-            for a in self.possible_agents
-        }
+        self._declare_spaces(["player_0", "player_1"], spaces.Box(0, 1, (n_obs,), np.int8), n_act)
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         self.game = ConquerGame.new(self.options)
         self._obs = np.zeros(n_obs, np.int8)
         self._mask = np.zeros(n_act, np.int8)
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self.action_spaces[agent]
 
     def observe(self, agent: str) -> dict[str, NDArray[np.int8]]:
         """Return ``agent``'s observation and action mask (fresh arrays; the mask is all 0 off turn)."""
@@ -148,22 +122,13 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
         ``options={"position": game}`` starts from a :class:`ConquerGame` (or a JSON position dict) with the
         env's options; other keys are ignored, as PettingZoo's API test passes arbitrary ones.
         """
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
-            raise ValueError(f"seed must be an integer or None, got {brief(seed)}")
-        if options is not None and not isinstance(options, Mapping):
-            raise ValueError(f"reset options must be a dict such as {{'position': game}} or None, got {brief(options)}")
-        start = (options or {}).get("position")
+        check_seed(seed)
+        start = check_reset_options(options).get("position")
         if start is None:
             self.game = ConquerGame(self.options, *initial_arrays(self.options))
         else:
             self.game = self._position_game(start).copy()
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.turn]
+        self._start(self.game.turn)
         self._encode()
 
     def _position_game(self, start: Any) -> ConquerGame:
@@ -184,15 +149,10 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
 
     def step(self, action: Any) -> None:
         """Play one action of ``agent_selection``; IllegalActionError naming the action and the legal ones."""
-        if not hasattr(self, "terminations"):
-            raise RuntimeError("call reset() before step()")
-        if not self.agents:
-            raise RuntimeError("the game is over and every agent has been removed; call reset() to start a new game")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        agent = self._acting_agent(action)
+        if agent is None:
             return
-        a = _as_action(action, len(self._mask))
+        a = as_action(action, len(self._mask), lambda message: IllegalActionError(message, action))
         if not self._mask[a]:
             legal = np.flatnonzero(self._mask)
             shown = ", ".join(str(int(x)) for x in legal[:30]) + (" ..." if len(legal) > 30 else "")
@@ -226,41 +186,19 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
             "scores": {"dots": g.dots_scores(), "territory": g.territory_scores()},
             "winners": [self.possible_agents[s] for s in winners],
         }
-        self.terminations = dict.fromkeys(self.agents, not truncated)
-        self.truncations = dict.fromkeys(self.agents, truncated)
-        self.infos = {a: dict(info) for a in self.agents}
+        self._end_game(truncated, info)
 
-    def render(self) -> str | NDArray[np.uint8] | None:
-        """Return the board as text ("ansi") or an RGB array ("rgb_array")."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        if self.render_mode == "rgb_array":
-            from conquer_env.render_image import render_image
+    def _render_image(self) -> NDArray[np.uint8]:
+        from conquer_env.render_image import render_image
 
-            return render_image(self.game, cell=self.render_cell)
+        return render_image(self.game, cell=self.render_cell)
+
+    def _render_text(self) -> str:
         from conquer_env.render_text import render_text
 
         return render_text(self.game)
 
-    def close(self) -> None:
-        """Release nothing: the env holds no window or external resource."""
-
-
-def _as_action(action: Any, n: int) -> int:
-    if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
-        action = action.reshape(()).item()
-    if isinstance(action, bool) or not isinstance(action, int | np.integer):
-        raise IllegalActionError(f"action must be an integer in 0..{n - 1}, got {brief(action)}", action)
-    if not 0 <= int(action) < n:
-        raise IllegalActionError(f"action {int(action)} is out of range; the action space is Discrete({n})", action)
-    return int(action)
-
 
 def env(render_mode: str | None = None, **options: Any) -> AECEnv:
     """Return the environment in PettingZoo's classic wrapper chain (illegal action: -1 and the game ends)."""
-    environment: AECEnv = raw_env(render_mode=render_mode, **options)
-    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
-    environment = wrappers.AssertOutOfBoundsWrapper(environment)
-    environment = wrappers.OrderEnforcingWrapper(environment)
-    return environment
+    return classic_wrappers(raw_env(render_mode=render_mode, **options))

@@ -24,6 +24,7 @@ from conquer_env.errors import IllegalActionError, PositionError, brief
 from conquer_env.options import ConquerOptions
 from conquer_env.position import from_dict, to_dict
 from gamecore.loaders import parse_json, read_text
+from gamecore.records import check_fields, check_format, write_atomically
 
 FORMAT = "conquer-record-v1"
 #: the longest record text read (a 64 x 64 game lasts at most 8,192 actions, under 6 characters each)
@@ -65,11 +66,8 @@ def replay(data: Any, upto: int | None = None) -> ConquerGame:
     """Return the game after the record's actions (the first ``upto`` of them); PositionError if malformed."""
     if not isinstance(data, Mapping):
         raise PositionError(f"a record must be a mapping, got {type(data).__name__}")
-    for key in data:
-        if key not in _KEYS:
-            raise PositionError(f"unknown record key {brief(key)}; allowed: {', '.join(_KEYS)}")
-    if data.get("format") != FORMAT:
-        raise PositionError(f"record format must be {FORMAT!r}, got {brief(data.get('format'))}")
+    check_fields(data, (), _KEYS, PositionError, unknown="unknown record key")
+    check_format(data.get("format"), FORMAT, PositionError, "record format")
     try:
         options = ConquerOptions.from_dict(data.get("options", {}))
     except ValueError as err:
@@ -107,8 +105,8 @@ def dumps(record: Mapping[str, Any]) -> str:
 
 
 def save(record: Mapping[str, Any], path: str | Path) -> None:
-    """Write a record as JSON."""
-    Path(path).write_text(dumps(record) + "\n", encoding="utf-8")
+    """Write a record as JSON, whole or not at all."""
+    write_atomically(path, dumps(record) + "\n")
 
 
 def load(path: str | Path) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from conquer_env.engine import NUM_PLAYERS, ConquerGame, check_state, initial_ar
 from conquer_env.errors import brief
 from conquer_env.layout import END_REASON, END_TRUNCATED, OVER, PLY, TO_MOVE
 from conquer_env.options import ConquerOptions
+from gamecore.vector_checks import MAX_ENVS, check_action_batch, check_count, shown
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
@@ -113,12 +114,6 @@ def _sample(masks, uniform, out):  # type: ignore[no-untyped-def]
                 k -= 1
 
 
-def _positive_int(name: str, value: Any, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 1 <= int(value) <= high:
-        raise ValueError(f"{name} must be an integer in 1..{high}, got {brief(value)}")
-    return int(value)
-
-
 class ConquerVectorEnv:
     """N Conquer games in lock-step arrays (see the module docs)."""
 
@@ -144,8 +139,8 @@ class ConquerVectorEnv:
         seed: int | None = None,
         copy: bool = True,
     ) -> None:
-        self.num_envs = _positive_int("num_envs", num_envs, 1 << 20)
-        self.num_threads = min(_positive_int("num_threads", num_threads, 256), self.num_envs)
+        self.num_envs = check_count("num_envs", num_envs, MAX_ENVS)
+        self.num_threads = min(check_count("num_threads", num_threads, 256), self.num_envs)
         if options is None:
             options = ConquerOptions()
         elif isinstance(options, dict):
@@ -217,21 +212,13 @@ class ConquerVectorEnv:
     def _check_actions(self, actions: Any) -> None:
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {brief(actions)}")
-        bad = (a < 0) | (a >= self.num_actions)
-        if not bad.any():
-            bad = self._masks[np.arange(self.num_envs), a] == 0
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            legal = np.flatnonzero(self._masks[i])
-            shown = ", ".join(str(int(x)) for x in legal[:20]) + (" ..." if len(legal) > 20 else "")
-            raise ValueError(
-                f"row {i}: action {int(a[i])} is illegal (occupied, sealed or out of range, rule R-3.3); "
-                f"allowed there: {shown}; nothing was stepped"
-            )
-        self._actions[:] = a
+        self._actions[:] = check_action_batch(actions, self._masks, self._explain_illegal)
+
+    def _explain_illegal(self, i: int, action: int) -> str:
+        return (
+            f"row {i}: action {action} is illegal (occupied, sealed or out of range, rule R-3.3); "
+            f"allowed there: {shown(self._masks[i], 20)}; nothing was stepped"
+        )
 
     def sample_actions(self) -> NDArray[np.int32]:
         """Return one uniformly random legal action per row."""

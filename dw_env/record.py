@@ -40,6 +40,7 @@ from dw_env.errors import brief
 from dw_env.geometry import Geometry
 from dw_env.info import NUM_PLAYERS, PLAYER_NAMES
 from gamecore import loaders
+from gamecore.records import check_fields, write_atomically
 
 FORMAT = "domain-wheel-game"
 VERSION = 1
@@ -205,21 +206,13 @@ class GameRecord:
         return "{\n" + ",\n".join(lines) + "\n}\n"
 
     def save(self, path: str | Path) -> None:
-        """Write the record to a JSON file."""
-        Path(path).write_text(self.dumps())
+        """Write the record to a JSON file, whole or not at all."""
+        write_atomically(path, self.dumps())
 
     @classmethod
     def from_dict(cls, data: Any, *, verify: bool = True) -> GameRecord:
         """Build a record from its JSON mapping; with ``verify`` also replay it (legal moves, matching result)."""
-        if not isinstance(data, dict):
-            raise RecordError(f"a game record must be a JSON object, got {type(data).__name__}")
-        allowed = _REQUIRED + _OPTIONAL
-        for key in data:
-            if key not in allowed:
-                raise RecordError(f"unknown field {brief(key)}; allowed: {', '.join(allowed)}")
-        missing = [k for k in _REQUIRED if k not in data]
-        if missing:
-            raise RecordError(f"missing field(s): {', '.join(missing)}; required: {', '.join(_REQUIRED)}")
+        check_fields(data, _REQUIRED, _OPTIONAL, RecordError)  # a JSON object with the record's fields
         position.check_header(data, FORMAT, VERSION, RecordError)
         if not isinstance(data["moves"], list):
             raise RecordError(f"moves must be a list of {_MOVE_SYNTAX}, got {type(data['moves']).__name__}")

@@ -74,13 +74,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from numpy.typing import NDArray
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from frontera_env.actions import Place, Ready, Regroup
 from frontera_env.board import SIZES, FronteraMap
@@ -90,6 +88,7 @@ from frontera_env.observation import DECISIONS, ObservationLayout, decision, enc
 from frontera_env.rules_errors import IllegalAction, brief
 from frontera_env.state import ACTIVE, SETUP
 from frontera_env.view import view
+from gamecore.aec import BoardGameAEC, as_action, check_reset_options, check_seed, classic_wrappers, game_metadata
 
 ENV_NAME = "frontera_v0"
 REWARD_MODES = ("zero_sum", "win_loss")
@@ -190,55 +189,31 @@ def _per_game(given: Mapping[str, Any]) -> dict[str, Any]:
 
 def env(render_mode: str | None = None, **options: Any) -> AECEnv:
     """Return the environment in PettingZoo's classic wrapper chain (illegal action: -1 and the game ends)."""
-    environment: AECEnv = raw_env(render_mode=render_mode, **options)
-    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
-    environment = wrappers.AssertOutOfBoundsWrapper(environment)
-    environment = wrappers.OrderEnforcingWrapper(environment)
-    return environment
+    return classic_wrappers(raw_env(render_mode=render_mode, **options))
 
 
-class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming convention
+class raw_env(BoardGameAEC):  # noqa: N801 - PettingZoo's naming convention
     """Frontera as a PettingZoo AEC environment, without wrappers (illegal actions raise IllegalAction)."""
 
-    metadata: dict[str, Any] = {
-        "render_modes": ["human", "ansi", "rgb_array"],
-        "name": ENV_NAME,
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
+    metadata: dict[str, Any] = game_metadata(ENV_NAME)
 
     def __init__(self, render_mode: str | None = None, render_width: int = 800, **options: Any) -> None:
         EzPickle.__init__(self, render_mode=render_mode, render_width=render_width, **options)
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode {brief(render_mode)} is not supported; allowed: None, {self.metadata['render_modes']}"
-            )
+        self._check_render_mode(render_mode)
         from frontera_env.render_image import check_width
 
         self.render_width = check_width(render_width)
-        self.render_mode = render_mode
         self.options = EnvOptions.from_dict(options)
         self.board = self.options.board()
         self.layout = Layout.for_map(self.board, self.options.buckets)
         self.obs_layout = ObservationLayout.for_map(self.board, self.options.max_turns)
-        self.possible_agents = [f"player_{p}" for p in range(self.options.players)]
-        self.action_spaces = {a: spaces.Discrete(self.layout.size) for a in self.possible_agents}
         box = spaces.Box(0, self.obs_layout.high, (self.obs_layout.size,), np.float32)
-        mask = spaces.Box(0, 1, (self.layout.size,), np.int8)
-        self.observation_spaces = {
-            a: spaces.Dict({"observation": box, "action_mask": mask}) for a in self.possible_agents
-        }
+        self._declare_spaces([f"player_{p}" for p in range(self.options.players)], box, self.layout.size)
         self.graph = _graph(self.board, self.layout)
         self.selection = Selection()
         self._mask = np.zeros(self.layout.size, np.int8)
         self.game = self._new_game(0)
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self.action_spaces[agent]
 
     def _new_game(self, seed: int) -> Game:
         o = self.options
@@ -246,11 +221,8 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game from ``seed`` (None: a fresh one); ``options`` as the module docs say."""
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0):
-            raise ValueError(f"seed must be an integer >= 0 or None, got {brief(seed)}")
-        if options is not None and not isinstance(options, Mapping):
-            raise ValueError(f"reset options must be a dict such as {{'fog': True}} or None, got {brief(options)}")
-        given = dict(options or {})
+        check_seed(seed, nonnegative=True)
+        given = check_reset_options(options, "{'fog': True}")
         for key in SHAPING:
             if key in given and given[key] != getattr(self.options, key):
                 raise ValueError(
@@ -264,13 +236,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
             game_seed = int(seed) if seed is not None else int.from_bytes(os.urandom(8), "little")
             self.game = self._new_game(game_seed % 2**64)
         self.selection.clear()
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {a: {"graph": self.graph} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current]
+        self._start(self.game.current, {"graph": self.graph})
         self._skip_agent_selection: str | None = None
         self._update_mask()
 
@@ -315,15 +281,10 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
 
     def step(self, action: Any) -> None:
         """Play ``agent_selection``'s ``action``; IllegalAction (a ValueError) naming it and the state if masked."""
-        try:
-            agent = self.agent_selection
-            done = self.terminations[agent] or self.truncations[agent]
-        except (AttributeError, KeyError):
-            raise self._protocol_error() from None
-        if done:
-            self._was_dead_step(action)
+        agent = self._acting_agent(action)
+        if agent is None:
             return
-        a = _as_action(action, self.layout.size)
+        a = as_action(action, self.layout.size, lambda message: IllegalAction("spec 6.2", message))
         if not self._mask[a]:
             raise self._refusal(agent, a)
         self._cumulative_rewards[agent] = 0
@@ -332,8 +293,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
         self._settle()
         self._update_mask()
         self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+        self._show_if_human()
 
     def abandon(self, agent: str) -> None:
         """Remove ``agent``'s seat from the game at any moment (R-11.1, an engine event, not an action).
@@ -421,36 +381,21 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
             f"action {a} ({block} {arg}) is not legal for {agent} in the {state} decision state; allowed: {shown}",
         )
 
-    def _protocol_error(self) -> RuntimeError:
-        if not hasattr(self, "terminations"):
-            return RuntimeError("call reset() before step()")
-        return RuntimeError(
-            "the game is over and every agent has been removed (each done agent's step(None) removes it, "
-            "PettingZoo's AEC convention); call reset() to start a new game"
-        )
+    def _render_image(self) -> NDArray[np.uint8]:
+        """Return the committed board drawn: regions outlined, owners' colours, army counts."""
+        from frontera_env.render_image import render_image
 
-    def render(self) -> str | NDArray[np.uint8] | None:
-        """Return the committed board as text ("ansi"), print it ("human") or draw it ("rgb_array")."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
         st = self.game.state
-        if self.render_mode == "rgb_array":
-            from frontera_env.render_image import render_image
+        return render_image(self.board, st.owner, st.armies, self.render_width)
 
-            return render_image(self.board, st.owner, st.armies, self.render_width)
+    def _render_text(self) -> str:
+        """Return the committed board as text under a line naming the turn, the phase and the seat to act."""
         from frontera_env.render_text import render_text
 
+        st = self.game.state
         who = "setup" if st.phase == SETUP else self.game.phase
         text = f"turn {st.turn_index}, {who}, to act: seat {self.game.current}\n"
-        text += render_text(self.board, st.owner, st.armies)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
-
-    def close(self) -> None:
-        """Release nothing: the env holds no window or external resource."""
+        return text + render_text(self.board, st.owner, st.armies)
 
 
 def _graph(board: FronteraMap, layout: Layout) -> dict[str, NDArray[Any]]:
@@ -462,13 +407,3 @@ def _graph(board: FronteraMap, layout: Layout) -> dict[str, NDArray[Any]]:
     for array in (edge_index, edge_sea, region):
         array.flags.writeable = False
     return {"edge_index": edge_index, "edge_sea": edge_sea, "region": region}
-
-
-def _as_action(action: Any, n: int) -> int:
-    if isinstance(action, np.ndarray) and action.size == 1 and np.issubdtype(action.dtype, np.integer):
-        action = action.reshape(-1)[0]
-    if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer):
-        raise IllegalAction("spec 6.2", f"action must be an integer in 0..{n - 1}, got {brief(action)}")
-    if not 0 <= int(action) < n:
-        raise IllegalAction("spec 6.2", f"action {int(action)} is out of range; the action space is Discrete({n})")
-    return int(action)

@@ -27,6 +27,7 @@ from frontera_env.position import map_ref
 from frontera_env.prng import MASK64
 from frontera_env.rules_errors import IllegalAction, RecordError, brief
 from gamecore.loaders import load_json, parse_json
+from gamecore.records import check_format
 
 FORMAT = "frontera-record/1"
 #: the largest record read: 250 turns per player for 6 players at ~60 actions a turn is about 6 MB
@@ -131,8 +132,7 @@ def replay(data: Any, board: FronteraMap) -> Game:
         raise RecordError(
             f"a {FORMAT} record has the keys {sorted(allowed)} (result optional), got {brief(sorted(data))}"
         )
-    if data["format"] != FORMAT:
-        raise RecordError(f"format must be {FORMAT!r}, got {brief(data['format'])}")
+    check_format(data["format"], FORMAT, RecordError)
     if data["map"] != map_ref(board):
         raise RecordError(f"map {brief(data['map'], 200)} is not the map given")
     seed, opts = data["seed"], data["options"]

@@ -42,8 +42,8 @@ from frontera_env import arrays, kernels
 from frontera_env.arrays import CURRENT, PHASE, SEL_DEST, SEL_SOURCE
 from frontera_env.frontera_v0 import raw_env
 from frontera_env.observation_kernel import observe
-from frontera_env.rules_errors import brief
 from frontera_env.state import ACTIVE, OVER
+from gamecore.vector_checks import check_action_batch, check_base_seed, check_count, shown
 
 __all__ = ["FronteraVectorEnv", "observe_rows", "step_batch"]
 
@@ -74,9 +74,8 @@ class FronteraVectorEnv:
     """``num_envs`` Frontera games with the options of ``frontera_v0.raw_env`` (see the module docs)."""
 
     def __init__(self, num_envs: int, seed: int = 0, **options: Any) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or not 1 <= num_envs <= 65536:
-            raise ValueError(f"num_envs must be an integer in 1..65536, got {brief(num_envs)}")
-        self.num_envs = num_envs
+        #: each row is a Python env of its own (the deal runs in Python), hence a lower limit than MAX_ENVS
+        self.num_envs = check_count("num_envs", num_envs, 65536)
         self._envs = [raw_env(**options) for _ in range(num_envs)]
         first = self._envs[0]
         self.players = first.options.players
@@ -85,7 +84,7 @@ class FronteraVectorEnv:
         self.tables = arrays.tables(first.game.ctx, first.options.buckets, first.options.blitz)
         self.batch = arrays.empty_batch(num_envs, self.players, first.board.territory_count)
         self._work = kernels.workspace(first.board.territory_count)
-        self.seed = self._check_seed(seed)
+        self.seed = check_base_seed(seed)
         self._games = np.zeros(num_envs, np.int64)
         self._steps = np.zeros(num_envs, np.int32)
         self._rng = np.random.default_rng(self.seed)
@@ -104,16 +103,10 @@ class FronteraVectorEnv:
             env.selection.source, env.selection.dest = int(row[SEL_SOURCE]), int(row[SEL_DEST])
         return self._envs
 
-    @staticmethod
-    def _check_seed(seed: Any) -> int:
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-            raise ValueError(f"seed must be an integer >= 0, got {brief(seed)}")
-        return int(seed)
-
     def reset(self, seed: int | None = None) -> tuple[NDArray[np.float32], NDArray[np.int8], NDArray[np.int32]]:
         """Start every row's first game (``seed`` replaces the constructor's); return obs, masks, acting."""
         if seed is not None:
-            self.seed = self._check_seed(seed)
+            self.seed = check_base_seed(seed)
             self._rng = np.random.default_rng(self.seed)
         self._games[:] = 0
         self._restart(np.arange(self.num_envs))
@@ -168,24 +161,13 @@ class FronteraVectorEnv:
         return out
 
     def _check_actions(self, actions: Any) -> NDArray[np.int64]:
-        acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
-            raise ValueError(
-                f"actions must be {self.num_envs} integers, one per row; got {brief(actions)} "
-                f"(shape {acts.shape}, dtype {acts.dtype})"
-            )
-        acts = acts.astype(np.int64)
-        bad = np.flatnonzero((acts < 0) | (acts >= self.num_actions))
-        if bad.size == 0:
-            bad = np.flatnonzero(self.masks[np.arange(self.num_envs), acts] == 0)
-        if bad.size:
-            i = int(bad[0])
-            allowed = np.flatnonzero(self.masks[i])
-            raise ValueError(
-                f"row {i}: action {int(acts[i])} is not legal for seat {int(self.acting[i])}; allowed: "
-                f"{', '.join(str(int(a)) for a in allowed[:20])}{' ...' if allowed.size > 20 else ''}"
-            )
-        return acts
+        acts = check_action_batch(actions, self.masks, self._explain_illegal, f"{self.num_envs} integers, one per row")
+        return acts.astype(np.int64)
+
+    def _explain_illegal(self, i: int, action: int) -> str:
+        return (
+            f"row {i}: action {action} is not legal for seat {int(self.acting[i])}; allowed: {shown(self.masks[i], 20)}"
+        )
 
     def sample_actions(self) -> NDArray[np.int64]:
         """Return one uniformly random legal action per row (from the env's own seeded generator)."""

@@ -7,15 +7,12 @@ It owns one game's flat arrays, routes actions through the compiled env step
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from numpy.typing import NDArray
-from pettingzoo import AECEnv
 
 from dw_env.engine import Game, IllegalActionError, initial_arrays, kernel_tables, new_workspace
 from dw_env.envs.action_space import ActionSpace
@@ -30,25 +27,16 @@ from dw_env.envs.observation import (
     new_encoder_workspace,
 )
 from dw_env.envs.transition import SELECTED
-from dw_env.errors import brief
 from dw_env.info import NUM_PLAYERS, PLAYER_NAMES, check_truncation_reward
 from dw_env.options import GameOptions
 from dw_env.rules import layout as lay
+from gamecore.aec import BoardGameAEC, as_action, check_reset_options, check_seed, game_metadata
 
 AGENTS: tuple[str, ...] = tuple(f"player_{p}" for p in range(NUM_PLAYERS))
 ENV_NAME = "domain_wheel_v0"
 
 
-def _as_action(action: Any, num_actions: int) -> int:
-    """Return ``action`` as a Python int, or raise ValueError if it is not an integer action."""
-    if isinstance(action, np.ndarray) and action.size == 1 and np.issubdtype(action.dtype, np.integer):
-        action = action.reshape(-1)[0]
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise ValueError(f"action must be an integer in 0..{num_actions - 1}, got {action!r}")
-    return int(action)
-
-
-class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming convention
+class raw_env(BoardGameAEC):  # noqa: N801 - PettingZoo's naming convention
     """Domain Wheel as a PettingZoo AEC environment, without wrappers (illegal actions raise).
 
     Keyword arguments: every :class:`dw_env.options.GameOptions` field, plus
@@ -56,12 +44,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
     ``render_width`` (pixels of the ``rgb_array`` image, 200..4000, default 1000).
     """
 
-    metadata: dict[str, Any] = {
-        "render_modes": ["human", "ansi", "rgb_array"],
-        "name": ENV_NAME,
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
+    metadata: dict[str, Any] = game_metadata(ENV_NAME)
 
     def __init__(
         self,
@@ -81,16 +64,12 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
             **options,
         )
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode {render_mode!r} is not supported; allowed: None, {self.metadata['render_modes']}"
-            )
+        self._check_render_mode(render_mode)
         if not isinstance(score_shaping, bool):
             raise ValueError(f"score_shaping must be true or false, got {score_shaping!r}")
         from dw_env.render_image import check_width
 
         self.render_width = check_width(render_width, "render_width")
-        self.render_mode = render_mode
         self.score_shaping = score_shaping
         self.truncation_reward = check_truncation_reward(truncation_reward)
         self.options = GameOptions.from_dict(options)
@@ -121,26 +100,9 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
         )  # fmt: skip
         self._entries = entries_for(self._handle)  # the compiled step and encoder, bound once to these arrays
 
-        self.possible_agents = list(AGENTS)
-        self.agents = self.possible_agents[:]
+        observation = spaces.Box(low=0, high=OBS_HIGH, shape=(size,), dtype=np.int8)
+        self._declare_spaces(AGENTS, observation, n_act, action_space=ActionSpace)  # one-pass masked sampling
         self._seat = {a: p for p, a in enumerate(self.possible_agents)}
-        self.action_spaces = {a: ActionSpace(n_act) for a in self.possible_agents}
-        self.observation_spaces = {
-            a: spaces.Dict(
-                {
-                    "observation": spaces.Box(low=0, high=OBS_HIGH, shape=(size,), dtype=np.int8),
-                    "action_mask": spaces.Box(low=0, high=1, shape=(n_act,), dtype=np.int8),
-                }
-            )
-            for a in self.possible_agents
-        }
-
-    # ---- spaces --------------------------------------------------------------------------
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self.action_spaces[agent]
 
     # ---- env state -----------------------------------------------------------------------
     @property
@@ -176,11 +138,8 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
         JSON position dict (``dw_env.position``) of the same game options; other keys
         are ignored, as PettingZoo's API test passes arbitrary ones.
         """
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
-            raise ValueError(f"seed must be an integer or None, got {brief(seed)}")
-        if options is not None and not isinstance(options, Mapping):
-            raise ValueError(f"reset options must be a dict such as {{'position': game}} or None, got {brief(options)}")
-        start = (options or {}).get("position")
+        check_seed(seed)
+        start = check_reset_options(options).get("position")
         if start is None:
             board, lands, scalars = self._initial
         else:
@@ -191,13 +150,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
         self._scalars[:] = scalars
         self._ctrl[CTRL_PHASE] = 0
         self._ctrl[CTRL_SELECTED] = -1
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[int(self._scalars[lay.TURN])]
+        self._start(int(self._scalars[lay.TURN]))
         self._encode_current()
 
     def _position_game(self, start: Any) -> Game:
@@ -215,16 +168,11 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
 
     def step(self, action: Any) -> None:
         """Play one action of ``agent_selection`` (see the module docs); raises on an illegal action."""
-        try:
-            agent = self.agent_selection
-            done = self.terminations[agent] or self.truncations[agent]
-        except (AttributeError, KeyError):  # before reset(), or every agent has been removed
-            raise self._protocol_error() from None
-        if done:
-            self._was_dead_step(action)
+        agent = self._acting_agent(action)
+        if agent is None:
             return
         n = self._num_actions
-        a = action if type(action) is int else _as_action(action, n)
+        a = action if type(action) is int else as_action(action, n, ValueError, in_range=False)
         if not (0 <= a < n and self._mask[a]):
             raise IllegalActionError(self._explain_illegal(agent, a))
         self._cumulative_rewards[agent] = 0
@@ -242,17 +190,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
         if not self.terminations[agent] and not self.truncations[agent]:
             self.agent_selection = self.possible_agents[turn]
         self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
-
-    def _protocol_error(self) -> RuntimeError:
-        """Return the error for a step with no agent to act: before reset(), or after every agent is done."""
-        if not hasattr(self, "terminations"):
-            return RuntimeError("call reset() before step()")
-        return RuntimeError(
-            "the game is over and every agent has been removed (each done agent's step(None) removes it, "
-            "PettingZoo's AEC convention); call reset() to start a new game"
-        )
+        self._show_if_human()
 
     def _explain_illegal(self, agent: str, a: int) -> str:
         c = self.geometry.num_cells
@@ -287,9 +225,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
             info["leaders"] = [self.possible_agents[p] for p in self.game.leaders()]
         else:
             info["winners"] = [self.possible_agents[p] for p in self.game.winners]
-        self.terminations = dict.fromkeys(self.agents, not truncated)
-        self.truncations = dict.fromkeys(self.agents, truncated)
-        self.infos = {a: dict(info) for a in self.agents}
+        self._end_game(truncated, info)
 
     # ---- rendering -----------------------------------------------------------------------
     def _phase_marks(self) -> tuple[int, list[int]]:
@@ -299,24 +235,17 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 - PettingZo
         cells, _ = self.game.destination_cells(self.selected_cell)
         return self.selected_cell, [int(x) for x in cells]
 
-    def render(self) -> str | NDArray[np.uint8] | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        selected, dests = self._phase_marks()
-        if self.render_mode == "rgb_array":
-            from dw_env.render_image import render_image
+    def _render_image(self) -> NDArray[np.uint8]:
+        from dw_env.render_image import render_image
 
-            return render_image(self.game, width=self.render_width, selected=selected, destinations=dests)
+        selected, dests = self._phase_marks()
+        return render_image(self.game, width=self.render_width, selected=selected, destinations=dests)
+
+    def _render_text(self) -> str:
         from dw_env.render_text import render
 
+        selected, dests = self._phase_marks()
         text = render(self.game, marks=dict.fromkeys(dests, "*"))
         if selected >= 0:
             text += f"phase 2: the piece on {self.geometry.cell_coord(selected)} is chosen; * marks its destinations\n"
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
-
-    def close(self) -> None:
-        """Release nothing: the env holds no window or external resource."""
+        return text

@@ -70,6 +70,7 @@ from dw_env.info import NUM_PLAYERS, check_truncation_reward
 from dw_env.options import GameOptions
 from dw_env.rules.layout import END_REASON, END_TRUNCATION, OVER, ROUND, TURN, WINNERS
 from dw_env.rules.territory import score
+from gamecore.vector_checks import MAX_ENVS, check_action_batch, check_count, shown, thread_limit
 
 # OpenMP worker threads spin between parallel regions by default; on a shared or oversubscribed
 # machine the spinning steals the cores the games need (10x slower with 2 threads measured).
@@ -190,14 +191,6 @@ def _options(options: GameOptions | dict[str, Any] | None) -> GameOptions:
     return GameOptions.from_dict(options)
 
 
-def _positive_int(name: str, value: Any, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if high is not None and value > high:
-        raise ValueError(f"{name}={value} is more than this machine allows; allowed: 1..{high}")
-    return int(value)
-
-
 class DomainWheelVectorEnv:
     """``num_envs`` games of Domain Wheel stepped together (see the module docstring)."""
 
@@ -213,9 +206,8 @@ class DomainWheelVectorEnv:
         copy: bool = True,
         packed_observations: bool = False,
     ) -> None:
-        self.num_envs = n = _positive_int("num_envs", num_envs)
-        max_threads = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
-        self.num_threads = _positive_int("num_threads", num_threads, max_threads)
+        self.num_envs = n = check_count("num_envs", num_envs, MAX_ENVS)
+        self.num_threads = check_count("num_threads", num_threads, thread_limit())
         if not isinstance(score_shaping, bool):
             raise ValueError(f"score_shaping must be true or false, got {score_shaping!r}")
         if not isinstance(packed_observations, bool):
@@ -348,23 +340,15 @@ class DomainWheelVectorEnv:
         return masks.copy() if self.copy else masks
 
     def _check_actions(self, actions: Any) -> None:
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {a.dtype} {a.shape}")
-        in_range = (a >= 0) & (a < self.num_actions)
-        legal = np.zeros(self.num_envs, dtype=bool)
-        legal[in_range] = self._masks[np.flatnonzero(in_range), a[in_range]] == 1
-        if not legal.all():
-            i = int(np.flatnonzero(~legal)[0])
-            phase = int(self._ctrls[i, CTRL_PHASE]) + 1
-            allowed = [int(x) for x in np.flatnonzero(self._masks[i])]
-            shown = ", ".join(map(str, allowed[:40])) + (" ..." if len(allowed) > 40 else "")
-            raise ValueError(
-                f"action {int(a[i])} of env {i} is not legal in phase {phase} "
-                f"({'choose a piece, pass or end request' if phase == 1 else 'choose a destination'}); "
-                f"allowed: {shown} (no game was stepped)"
-            )
-        self._actions[:] = a
+        self._actions[:] = check_action_batch(actions, self._masks, self._explain_illegal)
+
+    def _explain_illegal(self, i: int, action: int) -> str:
+        phase = int(self._ctrls[i, CTRL_PHASE]) + 1
+        return (
+            f"action {action} of env {i} is not legal in phase {phase} "
+            f"({'choose a piece, pass or end request' if phase == 1 else 'choose a destination'}); "
+            f"allowed: {shown(self._masks[i], 40)} (no game was stepped)"
+        )
 
     def sample_actions(self) -> NDArray[np.int32]:
         """Return a uniformly random legal action for every game (seeded by ``seed``)."""
