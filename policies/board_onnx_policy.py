@@ -9,7 +9,7 @@ from the masked logits with the seat's seeded rng. Actions are the engine's own 
 The adapter (:class:`policies.games.board.BoardGrid`) reaches this module for any seat spec that is a folder:
 :func:`check_package` refuses a package of another game (naming both), of another observation layout or
 rules version, and a damaged one (the checks of :func:`policies.package.read_package` and
-:class:`policies.onnx_policy.OnnxGraph`), before any game is played.
+:class:`policies.onnx_graph.OnnxGraph`), before any game is played.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from policies.base import Policy
-from policies.onnx_policy import OnnxGraph, checked_action, sample_legal
+from policies.onnx_graph import GraphSeat, OnnxGraph
 from policies.package import MANIFEST, GraphSpec, Package, PackageError, is_package, read_package
 
 #: the game id a Domain Wheel package names (policies.domain_wheel.two_phase.GAME) -> its id in policies.games
@@ -62,26 +61,13 @@ def check_package(folder: str | Path, game: Any) -> Package:
     return package
 
 
-class BoardPackagePolicy(Policy):
+class BoardPackagePolicy(GraphSeat):
     """Plays a seat of a board game with an exported strategy package (greedy by default, or sampling)."""
 
-    name = "package"
-    display_name = "Estrategia exportada"
-
     def __init__(self, folder: str | Path, game: Any, seed: int | None = None, greedy: bool = True) -> None:
-        super().__init__(seed)
-        self.package = check_package(folder, game)
+        super().__init__(check_package(folder, game), seed, greedy)
         self.game = game
-        self.greedy = greedy
-        self.label = self.package.name
-        self.display_name = str(self.package.manifest["display_names"].get("es", self.package.name))
-        if not greedy and self.package.graphs[0].roles["logits"] is None:
-            raise PackageError(
-                f"{self.package.folder}: sampling needs the graph's logits, and this {self.package.flavour} "
-                f"package has none; play it greedy"
-            )
-        # every graph is opened and checked now, so that a bad package fails when it is loaded, not mid-game
-        self._graphs = {spec.file: OnnxGraph(self.package, spec) for spec in self.package.graphs}
+        self._open_graphs()
         self._options: Any = None
         self.graph: OnnxGraph | None = None
 
@@ -104,11 +90,7 @@ class BoardPackagePolicy(Policy):
         obs, mask = game.observe()
         if not mask.any():
             raise ValueError(f"{self.label}: no legal action to choose from")
-        action, logits = self.graph.run(obs[None], mask[None])
-        if self.greedy:
-            return checked_action(action[0], mask, self.label)
-        assert logits is not None
-        return sample_legal(logits[0], mask, self.rng, self.label)
+        return self._decide(self.graph, obs, mask)
 
     def __repr__(self) -> str:
         return f"BoardPackagePolicy({self.label!r}, game={self.game.game_id}, greedy={self.greedy})"

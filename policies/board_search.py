@@ -2,7 +2,7 @@
 
 ``search:PATH`` (a ``dw train`` checkpoint of the game, or its exported package folder with a value output,
 which needs onnxruntime only: :mod:`policies.package_evaluator`; the same spec and options as Domain Wheel's
-search seat: ``playouts``, ``time``, ``c_puct``, ``greedy``, ``reuse_tree``; see :mod:`policies.search`) plays
+search seat: ``playouts``, ``time``, ``c_puct``, ``greedy``, ``reuse_tree``; see :mod:`policies.search_spec`) plays
 AlphaZero's search over real engine positions (copies of the game's engine object: the rules stay the
 engine's): each playout walks down by PUCT,
 ``Q(child) + c_puct * prior(child) * sqrt(N(node)) / (1 + N(child))``, expands one position with the
@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from policies import search
 from policies.base import Policy
 from policies.puct import puct_select
-from policies.search import PREFIX, SearchParams, split_spec
+from policies.search_spec import PREFIX, SearchParams, sample_by_visits, split_spec
+from policies.search_spec import check_spec as check_spec_form
 
 
 @dataclass
@@ -196,8 +196,7 @@ class BoardSearchPolicy(Policy):
         if self.params.greedy:
             i = int(np.argmax(root.visits + root.priors * 1e-6))  # ties: the network's preference
         else:
-            p = root.visits / root.visits.sum()
-            i = int(self.rng.choice(len(p), p=p))
+            i = sample_by_visits(root.visits, self.rng)
         self._kept = root.children[i] if self.params.reuse_tree else None
         return int(root.actions[i])
 
@@ -208,10 +207,10 @@ class BoardSearchPolicy(Policy):
 def check_spec(spec: str, game: Any) -> None:
     """Raise ValueError/FileNotFoundError unless ``spec`` is a well-formed search seat on a checkpoint or package.
 
-    The spec's form is Domain Wheel's search seat's (:func:`policies.search.check_spec`); a package is checked
+    The spec's form is Domain Wheel's search seat's (:func:`policies.search_spec.check_spec`); a package is checked
     to be one of ``game`` here; which game a checkpoint is for is checked when it loads.
     """
-    search.check_spec(spec)
+    check_spec_form(spec)
     path, _ = split_spec(spec)
     if Path(path).is_dir():
         from policies.board_onnx_policy import check_package
@@ -221,7 +220,7 @@ def check_spec(spec: str, game: Any) -> None:
 
 def load(spec: str, game: Any, seed: int | None = None) -> BoardSearchPolicy:
     """Return the search seat of ``search:PATH[?...]`` on a ``dw train`` checkpoint or exported package of ``game``."""
-    search.check_spec(spec)
+    check_spec_form(spec)
     path, params = split_spec(spec)
     label = f"{PREFIX}{Path(path).name}"
     evaluator: TorchBoardEvaluator | PackageBoardEvaluator

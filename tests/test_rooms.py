@@ -147,6 +147,31 @@ def test_the_floor_check_sees_a_sideways_and_an_upward_import() -> None:
     assert _upward(TRAINING_FLOORS, "training", "distributed", "training.evaluation")
 
 
+#: the policies modules every game shares (issue 47 item 1): they know no game, so they import no engine
+#: (each game's half lives in its folder, e.g. policies/domain_wheel/search.py and package_seat.py)
+GAMELESS_POLICIES = (
+    "onnx_graph.py",
+    "search_spec.py",
+    "puct.py",
+    "package.py",
+    "board_onnx_policy.py",
+    "board_search.py",
+)
+ENGINES = tuple(room for room, floor in FLOORS.items() if floor == 0)
+
+
+@pytest.mark.parametrize("name", GAMELESS_POLICIES)
+def test_shared_policies_modules_import_no_engine(name: str) -> None:
+    found = sorted(n for n in _imports(ROOT / "policies" / name) if n.split(".")[0] in ENGINES)
+    assert not found, f"policies/{name} is every game's, yet imports {found}"
+
+
+def test_the_engine_check_sees_a_game_import(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text("def f():\n    from dw_env.engine import Game\n", encoding="utf-8")
+    assert any(n.split(".")[0] in ENGINES for n in _imports(source))
+
+
 @pytest.mark.parametrize("room", ROOMS)
 def test_no_import_cycle_inside_a_room(room: str) -> None:
     cycle = _cycle(_graph(room))
