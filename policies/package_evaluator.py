@@ -8,7 +8,7 @@ as ``search:CHECKPOINT.pt`` where only the play extra (onnxruntime) is installed
 
 A package without a value output (exported before it existed, or the ML-Agents flavour) is refused when the
 seat is made, naming the graph and what to do; so is one with no graph for the game's map or grid (listing
-the ones it has). Every graph is opened and checked against its manifest (:class:`policies.onnx_policy.
+the ones it has). Every graph is opened and checked against its manifest (:class:`policies.onnx_graph.
 OnnxGraph`) before the first move.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from policies.onnx_policy import OnnxGraph
+from policies.onnx_graph import OnnxGraph
 from policies.package import Package
 
 

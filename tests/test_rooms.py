@@ -156,6 +156,7 @@ GAMELESS_POLICIES = (
     "package.py",
     "board_onnx_policy.py",
     "board_search.py",
+    "package_evaluator.py",
 )
 ENGINES = tuple(room for room, floor in FLOORS.items() if floor == 0)
 
