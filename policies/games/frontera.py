@@ -37,6 +37,8 @@ from policies.games.base import TRUNCATION, BoardGame, GameRecorder
 
 #: the most turns a game may be given (a typo must not schedule an endless game)
 MAX_TURNS = 100_000
+#: the learned agent's input layout (checkpoints name it): spec 6.4's observation packed to int8
+OBSERVATION_VERSION = "frontera-obs-1-packed-log12"
 #: action kinds, in the order of their first integer (:meth:`Frontera.action_ints`)
 KINDS = (Place, TakeBack, Ready, Deploy, Trade, Attack, Blitz, Occupy, EndAttack, Regroup, EndTurn)
 
@@ -163,6 +165,8 @@ class Frontera(BoardGame):
         "dice": "game j of every line-up and seating plays from the same game seed (common random numbers)",
     }
     report_fair_share = True
+    #: a turn is many decisions of one seat (R-4..R-8): dw train lets the learner act in every step of a rollout
+    long_turns = True
     length_limit = "turn limit, R-8.3"
 
     def __init__(self, players: int = 4) -> None:
@@ -267,14 +271,52 @@ class Frontera(BoardGame):
         return entry[1] if entry else spec
 
     def check_seat_spec(self, spec: str) -> None:
-        if not self.is_registered(spec):
-            raise ValueError(f"unknown Frontera seat {brief(spec)}; allowed: {', '.join(self.registered_seats())}")
+        if self.is_registered(spec):
+            return
+        if isinstance(spec, str) and spec.lower().endswith(".pt"):  # a dw train checkpoint (the learned agent)
+            if not Path(spec).is_file():
+                raise FileNotFoundError(f"no such policy file: {spec}")
+            return
+        raise ValueError(
+            f"unknown Frontera seat {brief(spec)}; allowed: {', '.join(self.registered_seats())}, "
+            "or the path of a dw train checkpoint of Frontera (.pt)"
+        )
 
     def make_seat(self, spec: str, seed: int | None = None) -> Any:
         from policies.registry import make_game_seat
 
         self.check_seat_spec(spec)
+        if not self.is_registered(spec):
+            from policies.frontera.agent_seat import load
+
+            return load(spec, seed=seed)
         return make_game_seat(self.game_id, spec, seed)
+
+    # ---- training (dw train, docs/FRONTERA.md "Learned agent") -----------------------------------------
+    def observation_version(self) -> str:
+        """Return the layout the learned agent reads: spec 6.4's observation, packed (policies/frontera/inputs.py)."""
+        return OBSERVATION_VERSION
+
+    def make_vector_env(
+        self, num_envs: int, options: Any, num_threads: int, seed: int | None, fog_rows: float | None = None
+    ) -> Any:
+        """Return the training env (policies/frontera/train_env.py); ``fog_rows``: the share of rows with fog on."""
+        from policies.frontera.train_env import FronteraTrainEnv
+
+        return FronteraTrainEnv(num_envs, options, seed=seed or 0, fog_rows=fog_rows)
+
+    def make_network(self, options: Any, size: Mapping[str, int]) -> Any:
+        """Return a fresh graph network (policies/frontera/network.py) on the map of ``options``."""
+        from policies.frontera.inputs import MapGraph
+        from policies.frontera.network import FronteraGraphNet
+
+        return FronteraGraphNet(MapGraph.of_map(load_map(options.map)), observation_version=OBSERVATION_VERSION, **size)
+
+    def training_seats(self, env: Any) -> Any:
+        """Return the scripted seats' maker for the training env: this game's seats, answering env indices."""
+        from policies.frontera.train_env import TrainingSeats
+
+        return TrainingSeats(self.for_options({"players": env.players}))
 
 
 def _flat(value: Any) -> tuple[int, ...]:

@@ -58,8 +58,20 @@ NETWORK_OPPONENTS: tuple[str, ...] = ("latest", "past")
 SCRIPTED_OPPONENTS: tuple[str, ...] = ("random", "balanced", "expansionist", "center", "raider", "guardian")
 OPPONENT_KINDS: tuple[str, ...] = NETWORK_OPPONENTS + SCRIPTED_OPPONENTS
 #: the seats of the other games a config may name (checked against its game's seats after validation)
-OTHER_GAME_SEATS: tuple[str, ...] = ("heuristic",)
-Scripted = Literal["random", "balanced", "expansionist", "center", "raider", "guardian", "heuristic"]
+OTHER_GAME_SEATS: tuple[str, ...] = ("heuristic", "continental", "aggressor", "defender", "automatic")
+Scripted = Literal[
+    "random",
+    "balanced",
+    "expansionist",
+    "center",
+    "raider",
+    "guardian",
+    "heuristic",
+    "continental",
+    "aggressor",
+    "defender",
+    "automatic",
+]
 Teacher = Literal["none", "random", "balanced", "expansionist", "center", "raider", "guardian", "heuristic"]
 assert get_args(Scripted) == SCRIPTED_OPPONENTS + OTHER_GAME_SEATS
 #: the training defaults of the other games: sections (or keys) a config leaves out take these
@@ -204,6 +216,9 @@ class EnvConfig(_Section):
     #: unpacked by torch on the device that runs it; the weights trained are the same either way (docs/TRAINING.md
     #: "Packed observations"). The other games: false only
     packed_observations: bool = False
+    #: the share of the env rows that play with fog of war, the others without (None: every row as game.fog
+    #: says); a game with a fog option only (Frontera: docs/FRONTERA.md "Learned agent")
+    fog_rows: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 class PPOConfig(_Section):
@@ -388,6 +403,14 @@ class TrainConfig(_Section):
             raise ValueError(
                 "run.scripted_workers: rollouts on Ray actors (run.rollout_workers > 0) play their AIs on the"
                 " actors; allowed: 0 with run.rollout_workers"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _fog_rows_of_a_game_with_fog(self) -> TrainConfig:
+        if self.env.fog_rows is not None and "fog" not in self.game:
+            raise ValueError(
+                f"env.fog_rows: {self.game_id} has no fog option; allowed: null (only a game with fog, e.g. frontera)"
             )
         return self
 

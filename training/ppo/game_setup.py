@@ -19,8 +19,14 @@ def is_domain_wheel(config: TrainConfig) -> bool:
     return config.game_id == games.DEFAULT_GAME
 
 
-def num_players(game_id: str) -> int:
-    return games.get(game_id).num_players
+def num_players(game_id: str, options: Any = None) -> int:
+    """Return the seats of a game of ``game_id`` (with ``options``: of those options, e.g. Frontera's ``players``)."""
+    adapter = games.get(game_id)
+    return (
+        adapter.num_players
+        if options is None or game_id == games.DEFAULT_GAME
+        else adapter.for_options(options).num_players
+    )
 
 
 def make_env(config: TrainConfig, num_envs: int, threads: int, seed: int) -> Any:
@@ -46,7 +52,21 @@ def make_env(config: TrainConfig, num_envs: int, threads: int, seed: int) -> Any
             f"env.packed_observations: true is for Domain Wheel's env only; {config.game_id}'s env gives its "
             "observations unpacked (allowed: false)"
         )
-    return games.get(config.game_id).make_vector_env(num_envs, config.options, threads, seed)  # type: ignore[attr-defined]
+    adapter = games.get(config.game_id)
+    if config.env.fog_rows is not None:  # the game's own rows split by fog (checked by the config: a game with fog)
+        return adapter.make_vector_env(num_envs, config.options, threads, seed, fog_rows=config.env.fog_rows)  # type: ignore[attr-defined]
+    return adapter.make_vector_env(num_envs, config.options, threads, seed)  # type: ignore[attr-defined]
+
+
+def rollout_capacity(config: TrainConfig) -> int | None:
+    """Return the learner decisions one rollout slot may hold (None: the loop's default, half the steps + 4).
+
+    A game whose turn is many consecutive decisions of one seat (Frontera: deploy, attacks, regroup) says so
+    with ``long_turns``: the learner may then act in every step of a rollout.
+    """
+    if is_domain_wheel(config) or not getattr(games.get(config.game_id), "long_turns", False):
+        return None
+    return config.env.num_steps + 1
 
 
 def eval_env(game_id: str, options: Any, num_envs: int, threads: int, seed: int) -> Any:
@@ -73,7 +93,11 @@ def make_network(config: TrainConfig, device: Any) -> Any:
 
 def scripted_seats(game_id: str, env: Any) -> ScriptedSeats:
     """Return the scripted seats of ``env``'s slots (Domain Wheel's two-phase AIs or the game's seats)."""
-    return ScriptedSeats(env) if game_id == games.DEFAULT_GAME else ScriptedSeats(env, games.get(game_id))
+    if game_id == games.DEFAULT_GAME:
+        return ScriptedSeats(env)
+    adapter = games.get(game_id)
+    # a game whose seats return engine actions rather than env actions (Frontera) hands over its index seats
+    return ScriptedSeats(env, adapter.training_seats(env) if hasattr(adapter, "training_seats") else adapter)
 
 
 def initial_weights(config: TrainConfig) -> dict[str, Any] | None:

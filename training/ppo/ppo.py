@@ -59,7 +59,14 @@ from training.distributed.interrupt import StopRequest
 from training.ppo import rollout_actors, run_folder
 from training.ppo.config import TrainConfig, to_yaml
 from training.ppo.evaluate import evaluate, format_results
-from training.ppo.game_setup import initial_weights, is_domain_wheel, make_env, num_players, scripted_seats
+from training.ppo.game_setup import (
+    initial_weights,
+    is_domain_wheel,
+    make_env,
+    num_players,
+    rollout_capacity,
+    scripted_seats,
+)
 from training.ppo.game_setup import make_network as make_game_network
 from training.ppo.imitation import warm_start
 from training.ppo.league import LATEST, League, ScriptedSeats, game_result
@@ -204,10 +211,13 @@ class Rollout:
     unpack: TorchUnpacker | None = None  # packed observations: what turns them into the network's input
 
     @classmethod
-    def allocate(cls, steps: int, n: int, obs_size: int, mask_size: int, packing: Any = None) -> Rollout:
+    def allocate(
+        cls, steps: int, n: int, obs_size: int, mask_size: int, packing: Any = None, capacity: int | None = None
+    ) -> Rollout:
         """Return an empty rollout for ``n`` games of ``steps`` steps; with the env's ``packing``, the
-        observations are stored packed (``obs_size`` is then the packed size)."""
-        t = steps // 2 + 4  # the learner acts in at most half the steps (2 actions, then 1+ per rival)
+        observations are stored packed (``obs_size`` is then the packed size). ``capacity``: the learner
+        decisions a slot may hold (default: half the steps, as the learner acts at most every other step)."""
+        t = capacity or steps // 2 + 4  # the learner acts in at most half the steps (2 actions, then 1+ per rival)
         z = np.zeros
         return cls(
             z((t, n, obs_size), np.int8 if packing is None else np.uint8),
@@ -760,7 +770,7 @@ def start_session(
         steps = initial.get("counters", {}).get("env_steps", "?")
         print(f"initial weights: {config.network.init_from} (trained {steps} env steps)")
     optimizer = torch.optim.Adam(net.parameters(), lr=config.ppo.learning_rate, eps=1e-5)
-    league = League(config.league, n, num_players(config.game_id))
+    league = League(config.league, n, num_players(config.game_id, config.options))
     obs, masks, player = env.reset()
     seats, games = np.zeros(n, np.int64), np.zeros(n, np.int64)
     if config.run.scripted_workers and league.num_scripted:
@@ -771,7 +781,9 @@ def start_session(
     table.opening, table.opening_plies = np.zeros(n, np.int64), config.env.opening_plies
     for slot in range(n):
         table.start_game(slot, rng)
-    rollout = Rollout.allocate(config.env.num_steps, n, obs.shape[1], masks.shape[1], getattr(env, "packing", None))
+    rollout = Rollout.allocate(
+        config.env.num_steps, n, obs.shape[1], masks.shape[1], getattr(env, "packing", None), rollout_capacity(config)
+    )
     counters: dict[str, Any] = {"env_steps": 0, "updates": 0, "games": 0, "decisions": 0, "seconds": 0.0}
     if resume is not None:
         payload = checkpoint.load(resume, options, game_id=config.game_id)

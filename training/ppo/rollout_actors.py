@@ -41,7 +41,7 @@ import torch
 from policies import state as st
 from training.distributed import cluster
 from training.ppo.config import TrainConfig
-from training.ppo.game_setup import is_domain_wheel, make_env, num_players, scripted_seats
+from training.ppo.game_setup import is_domain_wheel, make_env, num_players, rollout_capacity, scripted_seats
 from training.ppo.league import LATEST, League, split_groups
 from training.ppo.resume import env_arrays, restore_training, training_state
 
@@ -81,7 +81,7 @@ class RolloutWorker:
         env = make_env(config, n, _env_threads(config.run.env_threads), config.run.seed)
         self.net = parts.make_network(config, device)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.ppo.learning_rate, eps=1e-5)
-        league = League(config.league, n, num_players(config.game_id))
+        league = League(config.league, n, num_players(config.game_id, config.options))
         if scripted is not None:  # a share of the run's slots: its scripted ones are the run's scripted ones
             league.num_scripted = scripted
         obs, masks, player = env.reset()
@@ -90,7 +90,9 @@ class RolloutWorker:
         self.table = parts.table(env, league, scripted, obs, masks, player.astype(np.int64), zeros, [LATEST] * n, zeros)
         self.table.opening, self.table.opening_plies = np.zeros(n, np.int64), config.env.opening_plies
         packing = getattr(env, "packing", None)
-        self.rollout = parts.rollout.allocate(config.env.num_steps, n, obs.shape[1], masks.shape[1], packing)
+        self.rollout = parts.rollout.allocate(
+            config.env.num_steps, n, obs.shape[1], masks.shape[1], packing, rollout_capacity(config)
+        )
         self.rng = np.random.default_rng(config.run.seed)  # replaced by the driver's stream at every rollout
         layout = None
         if is_domain_wheel(config):
