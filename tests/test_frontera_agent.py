@@ -176,3 +176,14 @@ def test_scripted_seats_play_legal_indices_in_the_training_env() -> None:
             assert info["winners"][slot].sum() == int(bool(terminated[slot]))
             seats.start_game(int(slot), kinds[slot], 100 + ended)
     assert ended > 0
+
+
+def test_config_fog_rows_is_refused_for_a_game_without_fog() -> None:
+    from training.ppo.config import ConfigError, from_dict
+
+    with pytest.raises(ConfigError, match="fog_rows"):
+        from_dict({"env": {"fog_rows": 0.5}})  # Domain Wheel has no fog option
+    with pytest.raises(ConfigError, match="fog_rows"):
+        from_dict({"game": {"name": "frontera"}, "env": {"fog_rows": 1.5}})
+    config = from_dict({"game": {"name": "frontera", "players": 3}, "env": {"fog_rows": 0.25}})
+    assert config.env.fog_rows == 0.25 and config.options.players == 3
