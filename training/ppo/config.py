@@ -82,6 +82,14 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
         "eval": {"final_opponents": ["random", "heuristic"]},
         "network": {"channels": 32, "cell_layers": 4, "land_layers": 0, "head_hidden": 64, "turn_trunk": False},
     },
+    # Frontera's seats and graph network (docs/FRONTERA.md, "Learned agent"); it has no "heuristic" seat
+    "frontera": {
+        "league": {"weights": {"latest": 0.3, "past": 0.2, "random": 0.05, "expansionist": 0.3, "aggressor": 0.15}},
+        "imitation": {"teacher": "none"},
+        "eval": {"final_opponents": ["expansionist", "aggressor"]},
+        "network": {"channels": 48, "cell_layers": 1, "land_layers": 4, "head_hidden": 64, "turn_trunk": False},
+        "env": {"conquest_shaping": 0.0},
+    },
 }
 
 #: the game options of the default run (the small map); other options default as in GameOptions
