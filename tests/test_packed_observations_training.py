@@ -9,6 +9,8 @@ rows through the unpacker, and any difference would show in the weights.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +19,23 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
-from dw_cli.main import main  # noqa: E402
 from policies import checkpoint  # noqa: E402
 from training.ppo.config import ConfigError, TrainConfig, from_dict  # noqa: E402
 from training.ppo.game_setup import make_env  # noqa: E402
 
-CONFIG = str(Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml")
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = str(ROOT / "configs" / "smoke.yaml")
 QUICK = ["--set", "eval.final_games=0", "--set", "imitation.teacher=none"]
+
+
+def dw(*args: str) -> None:
+    """Run one ``dw`` command in a process of its own (a fresh allocator and thread pool, as a user's run has).
+
+    Within one test process, the memory other tests left behind changes where tensors are placed, and with
+    it how the CPU kernels split their sums: two equal computations could differ in the last bit.
+    """
+    done = subprocess.run([sys.executable, "-m", "dw_cli.main", *args], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
 
 
 @pytest.fixture(scope="module")
@@ -31,11 +43,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     base = tmp_path_factory.mktemp("packed")
     plain, packed = base / "plain", base / "packed"
     train = ["train", "--config", CONFIG, *QUICK]
-    assert main([*train, "--run-dir", str(plain), "--set", "run.stop_after_updates=2"]) == 0
+    dw(*train, "--run-dir", str(plain), "--set", "run.stop_after_updates=2")
     packed_on = ["--set", "env.packed_observations=true"]
-    assert main([*train, *packed_on, "--run-dir", str(packed), "--set", "run.stop_after_updates=1"]) == 0
+    dw(*train, *packed_on, "--run-dir", str(packed), "--set", "run.stop_after_updates=1")
     resume = ["train", "--resume", str(packed / "checkpoint.pt"), "--set", "run.stop_after_updates=2"]
-    assert main([*resume, "--set", "eval.final_games=0"]) == 0
+    dw(*resume, "--set", "eval.final_games=0")
     return {"plain": checkpoint.load(plain / "checkpoint.pt"), "packed": checkpoint.load(packed / "checkpoint.pt")}
 
 
