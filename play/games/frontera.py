@@ -402,10 +402,12 @@ class FronteraAdapter(GameAdapter):
 
     def seeded(self, options: Any, seed: int) -> FronteraRoomOptions:
         """Return the options with the room's secret seed (the lot, the deal and every die, R-2)."""
-        return dataclasses.replace(options, seed=int(seed))
+        room_options: FronteraRoomOptions = options
+        return dataclasses.replace(room_options, seed=int(seed))
 
     def public_options(self, options: Any) -> JSON:
-        return options.to_dict()
+        room_options: FronteraRoomOptions = options
+        return room_options.to_dict()
 
     def menu(self) -> JSON:
         from policies.frontera import SEATS
