@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from frontera_env.actions import Action, Attack, Blitz, Deploy, Occupy, Place, Regroup, TakeBack, Trade
 from frontera_env.board import SYMBOLS, FronteraMap, win_threshold
 from frontera_env.engine import Game
+from frontera_env.map_file import map_data
 from frontera_env.rules.cards import sets_in_hand
 from frontera_env.rules.context import WILD, Context
 from frontera_env.state import ACTIVE, SETUP
@@ -29,7 +30,8 @@ SEAT_DISPLAY_NAMES: tuple[str, ...] = ("Rojo", "Azul", "Verde", "Amarillo", "Mor
 
 
 def layout(board: FronteraMap, key: str, players: int, options: JSON) -> JSON:
-    """Return the map the page draws: territories (cells, capital, name, region, neighbours), regions, sea links."""
+    """Return the map the page draws: the map file's regions, territories (cells, capital, neighbours) and sea links."""
+    data = map_data(board)
     return {
         "game": "frontera",
         "key": key,
@@ -37,23 +39,9 @@ def layout(board: FronteraMap, key: str, players: int, options: JSON) -> JSON:
         "players": players,
         "seats": list(SEAT_NAMES[:players]),
         "win_threshold": win_threshold(board.territory_count),
-        "regions": [
-            {"id": r.id, "name": r.name, "bonus": r.bonus, "territories": list(r.territories)} for r in board.regions
-        ],
-        "territories": [
-            {
-                "id": t.id,
-                "name": t.name,
-                "region": t.region,
-                "land": list(t.land),
-                "sea": list(t.sea),
-                "card": t.card,
-                "capital": list(t.capital) if t.capital is not None else None,
-                "cells": [list(c) for c in t.cells],
-            }
-            for t in board.territories
-        ],
-        "sea_links": [list(link) for link in board.sea_links],
+        "regions": data["regions"],
+        "territories": data["territories"],
+        "sea_links": data["sea_links"],
         "options": options,
     }
 
