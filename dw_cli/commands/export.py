@@ -54,7 +54,10 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="N,R",
-        help="also accept this map (land radius, map radius); repeatable; the trained map is always included",
+        help=(
+            "also accept this map: Domain Wheel's LAND_RADIUS,MAP_RADIUS, Frontera's small|medium|large or a "
+            "frontera-map/1 FILE.json; repeatable; the trained map (Frontera: all three reference maps) is always in"
+        ),
     )
     p.add_argument(
         "--grid",
@@ -75,7 +78,7 @@ def register(subparsers: Any) -> None:
         type=int_at_least(0),
         default=0,
         metavar="N",
-        help="check N positions against the checkpoint (default 0)",
+        help="check N positions against the checkpoint (default 0; Frontera always checks, 4 per map, players and fog)",
     )
     p.add_argument("--workers", type=int_at_least(0), default=None, help="arena worker processes (default: all cores)")
     p.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the arena and the parity games (default 0)")
@@ -84,7 +87,7 @@ def register(subparsers: Any) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from training.export.export import ExportRequest, export_package, parse_grid, parse_map
+    from training.export.export import ExportRequest, export_package, is_map_name, parse_grid, parse_map
 
     request = ExportRequest(
         checkpoint=args.checkpoint,
@@ -93,7 +96,8 @@ def run_command(args: argparse.Namespace) -> int:
         display_names=tuple(_display_name(t) for t in args.display_name),
         description=args.description,
         flavour=args.flavour,
-        maps=tuple(parse_map(m) for m in args.map),
+        maps=tuple(parse_map(m) for m in args.map if not is_map_name(m)),
+        map_names=tuple(m for m in args.map if is_map_name(m)),
         grids=tuple(parse_grid(g) for g in args.grid),
         measure=args.measure,
         parity=args.parity,
@@ -111,6 +115,7 @@ def run_command(args: argparse.Namespace) -> int:
         print(
             f"parity: {parity['agree']}/{parity['positions']} greedy actions agree, "
             f"max |logit difference| {parity['max_abs_logit_diff']:.3g}"
+            + (f" (tolerance {parity['tolerance']:g})" if "tolerance" in parity else "")
             + (f", max |value difference| {parity['max_abs_value_diff']:.3g}" if "max_abs_value_diff" in parity else "")
         )
     strength = manifest["strength"]

@@ -273,19 +273,28 @@ class Frontera(BoardGame):
     def check_seat_spec(self, spec: str) -> None:
         if self.is_registered(spec):
             return
+        if isinstance(spec, str) and Path(spec).is_dir():  # an exported package (dw export): plays without torch
+            from policies.frontera.package_seat import check_package
+
+            check_package(spec)
+            return
         if isinstance(spec, str) and spec.lower().endswith(".pt"):  # a dw train checkpoint (the learned agent)
             if not Path(spec).is_file():
                 raise FileNotFoundError(f"no such policy file: {spec}")
             return
         raise ValueError(
             f"unknown Frontera seat {brief(spec)}; allowed: {', '.join(self.registered_seats())}, "
-            "or the path of a dw train checkpoint of Frontera (.pt)"
+            "the path of a dw train checkpoint of Frontera (.pt), or a strategy package folder of Frontera (dw export)"
         )
 
     def make_seat(self, spec: str, seed: int | None = None) -> Any:
         from policies.registry import make_game_seat
 
         self.check_seat_spec(spec)
+        if Path(spec).is_dir():
+            from policies.frontera.package_seat import load as load_package
+
+            return load_package(spec, seed=seed)
         if not self.is_registered(spec):
             from policies.frontera.agent_seat import load
 

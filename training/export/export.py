@@ -92,6 +92,7 @@ class ExportRequest:
     seed: int = 0
     progress: bool = True
     grids: tuple[tuple[int, int], ...] = ()  # board games: extra (width, height) beyond the trained grid
+    map_names: tuple[str, ...] = ()  # Frontera: extra maps (a size or a frontera-map/1 file) beyond the reference maps
 
 
 def load_network(path: Path) -> tuple[Any, dict[str, Any]]:
@@ -392,7 +393,7 @@ class HexTarget:
     """What Domain Wheel's export differs in: HexPolicyNet, one graph per map (``--map``), its parity and arena."""
 
     def __init__(self, request: ExportRequest, payload: dict[str, Any]) -> None:
-        if request.grids:
+        if request.grids or request.map_names:
             raise ValueError(
                 "--grid is for the board games (Alveole, Conquer); Domain Wheel's graphs are one per map: "
                 "give --map LAND_RADIUS,MAP_RADIUS"
@@ -432,10 +433,10 @@ class BoardTarget:
         from policies import checkpoint, games
 
         self.game: Any = games.get(game_id)
-        if request.maps:
+        if request.maps or request.map_names:
             raise ValueError(
-                f"--map is Domain Wheel's (land and map radius); this is a checkpoint of {self.game.title}, "
-                f"whose graphs are one per grid: give --grid WIDTHxHEIGHT"
+                f"--map is Domain Wheel's (land and map radius) and Frontera's (a map); this is a checkpoint of "
+                f"{self.game.title}, whose graphs are one per grid: give --grid WIDTHxHEIGHT"
             )
         self.request, self.payload = request, payload
         self.net = checkpoint.build_network(payload, request.checkpoint).eval()
@@ -533,7 +534,7 @@ def grid_options(game: Any, trained: Any, width: int, height: int) -> Any:
     return options
 
 
-def export_target(request: ExportRequest) -> HexTarget | BoardTarget:
+def export_target(request: ExportRequest) -> Any:
     """Return the game-specific part of an export: the checkpoint's game (read from the file) decides."""
     from policies import checkpoint, games
 
@@ -541,6 +542,10 @@ def export_target(request: ExportRequest) -> HexTarget | BoardTarget:
     game_id = checkpoint.game_of(payload, request.checkpoint)
     if game_id == games.DEFAULT_GAME:
         return HexTarget(request, payload)
+    if game_id == "frontera":  # graphs per map of a graph network (training/export/export_frontera.py)
+        from training.export.export_frontera import FronteraTarget
+
+        return FronteraTarget(request, payload)
     return BoardTarget(request, payload, game_id)
 
 
@@ -556,7 +561,8 @@ def export_package(request: ExportRequest) -> dict[str, Any]:
     manifest = target.manifest(request.checkpoint.read_bytes())
 
     def fill(stage: Path) -> None:
-        steps = len(target.variants) + (1 if request.parity else 0) + (1 if request.measure else 0)
+        parity = request.parity or getattr(target, "always_parity", False)
+        steps = len(target.variants) + (1 if parity else 0) + (1 if request.measure else 0)
         with tqdm(total=steps, desc="export", unit="step", disable=not request.progress) as bar:
             for options in target.variants:
                 file, data, entry = target.graph(options, manifest)
@@ -565,7 +571,7 @@ def export_package(request: ExportRequest) -> dict[str, Any]:
                 bar.update()
             manifest["strength"] = card_strength(request.checkpoint)
             write_manifest(stage, manifest)
-            if request.parity:
+            if parity:
                 bar.set_description("parity")
                 manifest["parity"] = target.parity(stage)
                 bar.update()
@@ -578,6 +584,13 @@ def export_package(request: ExportRequest) -> dict[str, Any]:
 
     install_package(request.out, fill)
     return manifest
+
+
+def is_map_name(text: str) -> bool:
+    """Return True if ``--map TEXT`` names a Frontera map (a size or a .json file), not Domain Wheel's ``N,R``."""
+    from frontera_env.board import SIZES
+
+    return text in SIZES or text.lower().endswith(".json")
 
 
 def parse_map(text: str) -> tuple[int, int]:
