@@ -31,6 +31,10 @@ path; what differs is behind :class:`HexTarget` and :class:`BoardTarget`: the ne
 ``model-{W}x{H}.onnx`` each ``--grid``: the weights do not depend on the grid, ``set_grid`` changes the
 shapes), the manifest's game, observation and action entries, the parity positions and the arena.
 
+Frontera's graph network exports through :data:`TARGETS` (:mod:`training.export.export_frontera`): one graph per
+map, the three reference maps always in, and a parity check at every export that stops an export above its
+tolerance.
+
 The package is written to a temporary folder beside the output, read back, then put in place
 (:func:`training.export.export_install.install_package`: into an existing package only the package's own files are
 swapped, other files stay); with ``measure`` games the package is measured in the arena before that.
@@ -40,6 +44,7 @@ See docs/EXPORT.md.
 from __future__ import annotations
 
 import datetime
+import importlib
 import io
 import json
 import platform
@@ -70,6 +75,9 @@ OPSET: Final = 18
 MASKED_LOGIT: Final = -1e9
 #: the exporter, named in the manifest
 EXPORTER: Final = "torch.onnx.export(dynamo=True)"
+
+#: game id -> "module:Class" of an export target kept in its own module (it uses this module's builders)
+TARGETS: Final = {"frontera": "training.export.export_frontera:FronteraTarget"}
 
 PLAIN_INPUTS: Final = ("observation", "action_mask")
 PLAIN_OUTPUTS: Final = ("masked_logits", "action", "value")
@@ -542,10 +550,9 @@ def export_target(request: ExportRequest) -> Any:
     game_id = checkpoint.game_of(payload, request.checkpoint)
     if game_id == games.DEFAULT_GAME:
         return HexTarget(request, payload)
-    if game_id == "frontera":  # graphs per map of a graph network (training/export/export_frontera.py)
-        from training.export.export_frontera import FronteraTarget
-
-        return FronteraTarget(request, payload)
+    if game_id in TARGETS:  # a plug-in that builds on this module (imported by name: no import cycle)
+        module, _, name = TARGETS[game_id].partition(":")
+        return getattr(importlib.import_module(module), name)(request, payload)
     return BoardTarget(request, payload, game_id)
 
 
