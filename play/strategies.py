@@ -16,7 +16,8 @@ packages made for it (a checkpoint names its game, policies/checkpoint.py; a pac
   game's menu budget of playouts a move (its adapter's ``menu_search_playouts``: 64, Alveole 800), id
   ``search:NAME.pt``; its card is the checkpoint's. A package whose graphs have a value output
   (policies/package_evaluator.py) gets one too, id ``search:NAME``, unless its checkpoint ``NAME.pt`` is
-  listed with its own search seat (one search entry per agent).
+  listed with its own search seat (one search entry per agent). A game whose adapter has no search seat
+  (``takes_search`` false: Frontera) gets no search entries.
 
 Checkpoints and their search seats are listed only where torch is installed (the ``train`` extra); an
 install with the ``play`` extra alone offers the scripted AIs, the exported packages and the search over
@@ -247,6 +248,7 @@ def discover(dirs: list[Path] | tuple[Path, ...], game_id: str = games.DEFAULT_G
     seen: set[str] = {s.id for s in found}
     searched: list[Strategy] = []  # search seats over packages, listed last
     playouts = search_playouts(game_id)
+    searchable = games.get(game_id).takes_search  # a game without a search seat gets no search entries
     for directory in dirs:
         if not directory.is_dir():
             continue
@@ -257,13 +259,14 @@ def discover(dirs: list[Path] | tuple[Path, ...], game_id: str = games.DEFAULT_G
                     continue
                 card = _model_card(path)
                 entries.append(Strategy(f"checkpoint:{path.name}", "checkpoint", path.stem, str(path.resolve()), card))
-                spec = f"search:{path.resolve()}?playouts={playouts}"
-                name = f"{path.stem} + búsqueda ({playouts})"
-                entries.append(Strategy(f"search:{path.name}", "search", name, spec, card))
+                if searchable:
+                    spec = f"search:{path.resolve()}?playouts={playouts}"
+                    name = f"{path.stem} + búsqueda ({playouts})"
+                    entries.append(Strategy(f"search:{path.name}", "search", name, spec, card))
             elif path.is_dir() and (path / "strategy.json").is_file() and package_game(path) == game_id:
                 name, card = _package_card(path)
                 entries.append(Strategy(f"package:{path.name}", "package", name, str(path.resolve()), card))
-                if _package_has_value(path):
+                if searchable and _package_has_value(path):
                     spec = f"search:{path.resolve()}?playouts={playouts}"
                     label = f"{name} + búsqueda ({playouts})"
                     searched.append(Strategy(f"search:{path.name}", "search", label, spec, card))

@@ -243,6 +243,7 @@ def test_the_browser_lists_a_frontera_package_in_its_advanced_list(built: dict[s
     entry = next(s for s in found if s.id == "package:frontera-tiny")
     assert entry.kind == "package" and entry.spec == str(built["package"].resolve())
     assert "package:frontera-tiny" in [e["id"] for e in levels.advanced_json(found)]
+    assert not [s.id for s in found if s.kind == "search"]  # Frontera has no search seat: none is offered
     assert "package:frontera-tiny" not in [s.id for s in strategies.discover([built["package"].parent], "conquer")]
     from policies import games
 

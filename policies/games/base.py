@@ -58,6 +58,8 @@ class BoardGame(ABC):
     #: the playouts a move of the search seat the browser game's menu offers over each agent (a game's moves
     #: differ in cost: Domain Wheel's expand two phases, Alveole's are cheap and its agent needs depth)
     menu_search_playouts: int = 64
+    #: whether a ``search:SPEC`` seat over the game's agents exists (the menu offers one over each agent only then)
+    takes_search: bool = True
 
     #: what stops a game that no rule ended, as the arena report names it
     length_limit: str = "ply limit"

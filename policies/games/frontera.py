@@ -168,6 +168,8 @@ class Frontera(BoardGame):
     #: a turn is many decisions of one seat (R-4..R-8): dw train lets the learner act in every step of a rollout
     long_turns = True
     length_limit = "turn limit, R-8.3"
+    #: no search seat over Frontera's agent yet: the browser's menu offers its checkpoints and packages only
+    takes_search = False
 
     def __init__(self, players: int = 4) -> None:
         self.seat_names = tuple(f"seat{i + 1}" for i in range(players))
