@@ -143,6 +143,19 @@ def test_a_parity_above_the_tolerance_stops_the_export() -> None:
         check_parity({"cases": [{**case, "max_abs_logit_diff": 0.0, "disagree_apart": 1}]})
 
 
+def test_measure_plays_the_package_against_every_scripted_ai_with_no_random_openings(built: dict[str, Any]) -> None:
+    from policies import games
+    from policies.games.frontera import FronteraOptions
+    from training.export.export_strength import measure_strength
+
+    options = FronteraOptions(map="small", players=2, max_turns=30)
+    adapter = games.get("frontera").for_options(options)
+    strength = measure_strength(built["package"], options, 2, 1, 0, False, game=adapter)
+    assert [row["opponents"] for row in strength["results"]] == adapter.registered_seats()
+    assert strength["opening_plies"] == 0  # the arena refuses random openings for Frontera (its games differ by seed)
+    assert all(row["games"] == 2 for row in strength["results"])
+
+
 # ---------------------------------------------------------------- the seat
 
 

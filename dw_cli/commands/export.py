@@ -27,7 +27,8 @@ def register(subparsers: Any) -> None:
         help="export a trained checkpoint as a strategy package (ONNX + strategy.json) that plays without torch",
         description=(
             "Write a strategy package folder: model.onnx (the trained map or grid), one more graph per --map "
-            "(Domain Wheel) or --grid (Conquer), and strategy.json (names, game and options, observation and "
+            "(Domain Wheel; Frontera: its three reference maps always, --map FILE.json) or --grid (Conquer), and "
+            "strategy.json (names, game and options, observation and "
             "action layouts, tensor names, provenance, strength card, parity). The game is the checkpoint's. "
             "The folder appears complete or not at all."
         ),

@@ -21,11 +21,13 @@ def measure_strength(
     """
     from policies import games as game_adapters
     from training.evaluation.arena import play_all
-    from training.evaluation.arena_config import ArenaConfig
+    from training.evaluation.arena_config import DEFAULT_OPENING_PLIES, ArenaConfig
     from training.evaluation.arena_stats import summarize
 
     adapter = game or game_adapters.get()
     copies = adapter.num_players - 1
+    # the arena's own default: a game without random openings (Frontera: its games differ by their seeds) takes 0
+    plies = min(DEFAULT_OPENING_PLIES, adapter.max_opening_plies(options))
     opponents = list(adapter.registered_seats())
     results = []
     spec = str(package)
@@ -36,6 +38,7 @@ def measure_strength(
             seed=seed,
             options=options,
             game=adapter.game_id,
+            opening_plies=plies,
         )
         rows = play_all(config, workers=workers, progress=progress)
         entry = next(s for s in summarize(config, rows)["strategies"] if s["name"] == spec)
@@ -57,7 +60,7 @@ def measure_strength(
         "games_per_lineup": games,
         "seed": seed,
         "options": adapter.options_to_dict(options),
-        "opening_plies": ArenaConfig(lineups=(("random",) * adapter.num_players,), game=adapter.game_id).opening_plies,
+        "opening_plies": plies,
         "results": results,
     }
 
