@@ -246,6 +246,20 @@ def test_the_package_seat_plays_the_learned_agent_s_greedy_moves(built: dict[str
     assert played == 150 or game.over
 
 
+def test_a_sampling_package_seat_plays_legal_moves_repeatably_from_its_seed(built: dict[str, Any]) -> None:
+    def actions(seed: int) -> list[Any]:
+        game = Game.new(reference_map("large"), 6, seed=5, max_turns=30)
+        seat = FronteraPackageSeat(built["package"], seed=seed, greedy=False)
+        out = []
+        while not game.over and len(out) < 120:
+            out.append(seat.act(game, game.current))
+            game.apply(out[-1])  # IllegalAction (a ValueError) if the seat ever plays outside the rules
+        return out
+
+    first = actions(3)
+    assert actions(3) == first and actions(4) != first  # the seed decides the draws, and it does change them
+
+
 # ---------------------------------------------------------------- where seats are offered
 
 

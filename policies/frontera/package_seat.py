@@ -119,12 +119,12 @@ class FronteraPackageSeat(FronteraAgentSeat, GraphSeat):
     def _fit(self, game: Game) -> tuple[Layout, ObservationLayout]:
         """Pick the graph of ``game``'s map (PackageError if there is none) and return the map's layouts."""
         board = game.ctx.map
-        key = (id(board), game.ctx.max_turns)
-        if self._board != key:
+        # the map object itself is kept (not its id): a freed map's id may come back as another map's
+        if self._board is None or self._board[0] is not board or self._board[1] != game.ctx.max_turns:
             self.graph = self._graphs[self.graph_for(board).file]
             self._layout = Layout.for_map(board, BUCKETS)
             self._obs_layout = ObservationLayout.for_map(board, game.ctx.max_turns)
-            self._board = key
+            self._board = (board, game.ctx.max_turns)
         return self._layout, self._obs_layout
 
     def _draw(self, obs: np.ndarray, mask: np.ndarray) -> int:
