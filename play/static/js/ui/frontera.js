@@ -60,6 +60,21 @@ export class FronteraMenuScreen extends BoardMenuScreen {
   }
 }
 
+/**
+ * Put `children` in `panel` unless it already shows the same markup: a view or room message that changes nothing
+ * there keeps the elements under the pointer (Chromium drops a click whose button left the page between press and
+ * release) and what the player typed or dragged in them (the regroup count, the garrison slider).
+ */
+function show(panel, children) {
+  const kept = children.filter((c) => c !== null && c !== undefined);
+  const html = kept.map((c) => (typeof c === "string" ? c : c.outerHTML)).join("");
+  if (SHOWN.get(panel) === html) return;
+  SHOWN.set(panel, html);
+  panel.replaceChildren(...kept);
+}
+/** the markup each panel shows (show()) */
+const SHOWN = new WeakMap();
+
 /** Sort dice high to low. */
 const sorted = (dice) => [...(dice || [])].sort((a, b) => b - a);
 
@@ -97,14 +112,17 @@ export class FronteraScreen extends BoardGameScreen {
     this.endTurnBtn = button("fr-end-turn", "frontera.end_turn", () => this.endTurn());
     this.blitzBox = el("input", { type: "checkbox", "data-testid": "fr-blitz" });
     this.blitzLbl = el("label", { class: "inline" }, this.blitzBox, el("span", { text: t("frontera.blitz") }));
-    // the phase's buttons live in the phase panel, beside what they act on (the shared row keeps speed and leave)
+    // the phase's buttons live in the phase panel, beside what they act on (the shared row keeps speed and leave);
+    // they stay in the page for good: redrawing the panel never moves them (see show())
     this.buttonRow = el("div", { class: "row fr-buttons" }, this.readyBtn, this.undoBtn, this.endAttackBtn, this.endTurnBtn,
       this.blitzLbl);
+    this.phaseEl.append(this.buttonRow);
     return [];
   }
 
   panels() {
-    this.phaseEl = el("section", { class: "panel fr-phase", "data-testid": "fr-phase" });
+    this.phaseLinesEl = el("div", { class: "fr-phase-lines" });
+    this.phaseEl = el("section", { class: "panel fr-phase", "data-testid": "fr-phase" }, this.phaseLinesEl);
     this.diceEl = el("section", { class: "panel fr-dice", "data-testid": "fr-dice", hidden: true });
     this.windowEl = el("section", { class: "panel fr-window", "data-testid": "fr-window", hidden: true });
     this.cardsPanel = el("section", { class: "panel fr-cards", "data-testid": "fr-cards" });
@@ -191,7 +209,7 @@ export class FronteraScreen extends BoardGameScreen {
   }
 
   moveCount(st, src) {
-    const want = Number(this.moveIn?.value || 0);
+    const want = Number(this.phaseLinesEl.querySelector("[data-testid=fr-move-count]")?.value || 0);
     const most = st.armies[src] - 1;
     return want >= 1 && want <= most ? want : most;
   }
@@ -245,7 +263,7 @@ export class FronteraScreen extends BoardGameScreen {
     this.endAttackBtn.hidden = !openAttack;
     this.endTurnBtn.hidden = !(mine && (phase === "regroup" || openAttack));
     this.blitzLbl.style.display = openAttack ? "" : "none"; // a label's CSS display would override `hidden`
-    this.phaseEl.replaceChildren(...this.phaseLines(v), this.buttonRow);
+    show(this.phaseLinesEl, this.phaseLines(v));
     this.drawDice(v);
     this.drawWindow(v);
     this.drawCards(v);
@@ -272,11 +290,11 @@ export class FronteraScreen extends BoardGameScreen {
     if (st.phase === "attack" || st.phase === "reinforce") lines.push(el("p", { class: "muted", text: t("frontera.attack_help") }));
     if (st.phase === "regroup") {
       const src = this.selected;
-      this.moveIn = el("input", { type: "number", min: 1, max: src !== null ? st.armies[src] - 1 : 1, "data-testid": "fr-move-count",
+      const moveIn = el("input", { type: "number", min: 1, max: src !== null ? st.armies[src] - 1 : 1, "data-testid": "fr-move-count",
         value: src !== null ? st.armies[src] - 1 : 1 });
       lines.push(el("p", { "data-testid": "fr-moves-left", text: t("frontera.moves_left", { n: turn.moves_left }) }),
         el("p", { class: "muted", text: t("frontera.regroup_help") }),
-        optionLabel(t("frontera.move_count"), this.moveIn));
+        optionLabel(t("frontera.move_count"), moveIn));
     }
     return lines;
   }
@@ -299,23 +317,23 @@ export class FronteraScreen extends BoardGameScreen {
         i < d.length ? die(d[i], defender, paired && !attackWins ? "wins" : paired ? "loses" : "unpaired") : el("span"));
     });
     const name = (tt) => (tt === null ? "?" : this.layout.territories[tt].name);
-    this.diceEl.replaceChildren(el("h2", { text: t("frontera.dice_title", { from: name(e.source), to: name(e.target) }) }),
-      ...pairs, ...(e.conquered ? [el("p", { class: "fr-conquered", text: t("frontera.conquered") })] : []));
+    show(this.diceEl, [el("h2", { text: t("frontera.dice_title", { from: name(e.source), to: name(e.target) }) }),
+      ...pairs, ...(e.conquered ? [el("p", { class: "fr-conquered", text: t("frontera.conquered") })] : [])]);
   }
 
   drawWindow(v) {
     const w = v.state.phase === "window" && this.mine ? v.state.turn?.window : null;
     this.windowEl.hidden = !w;
-    if (!w) return;
+    if (!w) return void SHOWN.delete(this.windowEl); // the next conquest's window starts afresh
     const [, target, , lo, hi] = w;
     const input = el("input", { type: "range", min: lo, max: hi, value: hi, "data-testid": "fr-occupy-count" });
     const out = el("output", { text: String(hi) });
     input.addEventListener("input", () => (out.textContent = input.value));
-    this.windowEl.replaceChildren(el("h2", { text: t("frontera.window_title", { to: this.layout.territories[target].name }) }),
+    show(this.windowEl, [el("h2", { text: t("frontera.window_title", { to: this.layout.territories[target].name }) }),
       el("p", { "data-testid": "fr-quota", text: t("frontera.window_help", { lo, hi, quota: v.state.turn.quota_left }) }),
       el("div", { class: "row" }, input, out,
         el("button", { type: "button", class: "primary", "data-testid": "fr-occupy",
-          onclick: () => this.send({ action: "occupy", count: Number(input.value) }) }, t("frontera.occupy"))));
+          onclick: () => this.send({ action: "occupy", count: Number(input.value) }) }, t("frontera.occupy")))]);
   }
 
   drawCards(v) {
@@ -336,7 +354,7 @@ export class FronteraScreen extends BoardGameScreen {
     }
     rows.push(el("p", { class: "muted", "data-testid": "fr-card-counts", text: st.card_counts.map((n, p) => `${this._name(p)}: ${n}`)
       .join(" · ") }));
-    this.cardsPanel.replaceChildren(...rows);
+    show(this.cardsPanel, rows);
   }
 
   drawForces(v) {
@@ -345,11 +363,11 @@ export class FronteraScreen extends BoardGameScreen {
       const own = this.seat === null ? 0 : r.territories.filter((tt) => st.owner[tt] === this.seat).length;
       return { r, own, share: own / r.territories.length };
     }).sort((a, b) => b.share - a.share || a.r.id - b.r.id);
-    this.forcesEl.replaceChildren(el("summary", { text: t("frontera.forces_title") }),
+    show(this.forcesEl, [el("summary", { text: t("frontera.forces_title") }),
       el("ol", { class: "fr-regions" }, ...regions.map(({ r, own }) => el("li", { "data-testid": "fr-region-row", "data-region": r.id },
         el("strong", { text: r.name }),
         el("span", { class: "muted", text: ` ${t("frontera.region_line", { own, n: r.territories.length, bonus: r.bonus })}` }),
-        st.region_owner[r.id] >= 0 ? el("span", { class: `fr-stone p${st.region_owner[r.id]}` }) : null))));
+        st.region_owner[r.id] >= 0 ? el("span", { class: `fr-stone p${st.region_owner[r.id]}` }) : null)))]);
   }
 
   cardStats(v, p) {
