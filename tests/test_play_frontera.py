@@ -205,3 +205,25 @@ def test_the_clock_actions_are_the_engines_deployment_and_turn_timeouts() -> Non
     s.apply(s.timeout_action(first))
     assert s.game.current != first and s.game.state.turn_index == 2
     assert s.record()["actions"][-2:] == [{"type": "deployment_timeout"}, {"type": "timeout"}]
+
+
+def test_a_replay_shows_each_plys_log_with_its_seat_and_what_it_did_and_its_summary_names_the_winner() -> None:
+    s = session()
+    seats = [SEATS["aggressor"](seed=i) for i in range(3)]
+    while not s.over:
+        seat = s.acting()[0]
+        s.apply(s.ai_action(seats[seat], s.ai_snapshot(), seat))
+    record = s.record()
+    cursor = ADAPTER.replay_start(record)
+    end = ADAPTER.replay_view(cursor, s.ply)
+    watched = s.view_for(None)["log"]  # what a spectator saw of the same plies as they happened
+    assert [e["ply"] for e in end["log"]] == [e["ply"] for e in watched] == list(range(s.ply - 39, s.ply + 1))
+    for replayed, live in zip(end["log"], watched, strict=True):
+        assert live.items() <= replayed.items(), (live, replayed)
+    assert end["last"] == end["log"][-1] and end["last"]["events"][-1]["type"] == "game_over"
+    # a finished game's replay hides nothing: the deployment's placements show where they went (R-13 lifted)
+    first = ADAPTER.replay_view(cursor, 1)
+    assert first["log"][0]["kind"] == "place" and "territory" in first["log"][0] and first["turn"] is not None
+    assert ADAPTER.replay_view(cursor, 0)["log"] == []
+    summary = ADAPTER.record_summary(record)
+    assert summary["result"]["winners"] == [["red", "blue", "green"][s.winners[0]]]

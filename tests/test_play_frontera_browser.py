@@ -388,3 +388,41 @@ def test_a_fogged_game_on_a_phone_never_receives_a_hidden_territorys_owner_or_ar
     states = [f for f in frames if f.get("type") in ("welcome", "state")]
     assert len(states) > 10 and all(f["state"]["seat"] == 0 for f in states)
     assert [leak for f in frames for leak in hidden_leaks(f, layout)] == []
+
+
+def test_a_finished_fogged_game_replays_fog_free_from_its_shareable_link_and_plays_by_itself(
+    page: Any, live_server: LiveServer
+) -> None:
+    pg = page
+    seats = [{"type": "ai", "strategy": name} for name in ("aggressor", "expansionist", "aggressor")]
+    options = {"map": "small", "players": 3, "fog": True}
+    body = {"game": "frontera", "options": options, "seats": seats, "ai_speed": "instant", "seed": 1}
+    room = board.spectate_ai_game(pg, live_server, body, ".fr-buttons button:visible")
+    plies, winner = room.session.ply, room.session.game.winner
+    colour = spanish(f"frontera.seat.{['red', 'blue', 'green'][winner]}")
+    pg.goto(live_server.url + "/#replays")  # the list holds this module's other Frontera records too
+    row = pg.locator("[data-testid=replay-row]").filter(has=pg.locator(f"[data-id='{room.record_id}']"))
+    assert spanish("replay.winner", names=colour) in row.inner_text()
+    board.open_replay(pg, live_server, room, "frontera")
+    link = pg.url
+    assert "#replay=" in link
+    pg.click("[data-testid=replay-last]")
+    pg.wait_for_selector(f"[data-testid=replay][data-ply='{plies}']")
+    assert pg.inner_text("[data-testid=turn-banner]") == spanish("frontera.end.winner", name=colour)
+    pg.click("[data-testid=replay-prev]")  # the last ply before the end: fogged for everyone while it was played
+    pg.wait_for_selector(f"[data-testid=replay][data-ply='{plies - 1}']")
+    owners = pg.eval_on_selector_all("[data-testid=territory]", "gs => gs.map(g => Number(g.dataset.owner))")
+    assert owners and min(owners) >= 0 and pg.locator(".fr-territory.fog").count() == 0
+    assert pg.locator("[data-testid=fr-card]").count() == 0 and pg.locator("[data-testid=log-entry]").count() == 40
+    pg.click("[data-testid=replay-first]")
+    pg.wait_for_selector("[data-testid=replay][data-ply='0']")
+    pg.select_option("[data-testid=replay-speed]", "4")
+    pg.click("[data-testid=replay-play]")
+    pg.wait_for_function(
+        "() => Number(document.querySelector('[data-testid=replay]').dataset.ply) >= 2", timeout=TIMEOUT_MS
+    )
+    pg.click("[data-testid=replay-play]")  # pause
+    pg.wait_for_selector("[data-testid=replay][data-playing=false]")
+    pg.goto(live_server.url + "/")  # the shared link opens the same record from anywhere
+    pg.goto(link)
+    pg.wait_for_selector("[data-testid=replay][data-game=frontera][data-ply='0']")

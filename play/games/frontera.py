@@ -315,7 +315,7 @@ class FronteraSession(GameSession):
                 self.recorder.apply(act)
         except IllegalAction as exc:
             raise InputError("illegal_move", str(exc)) from None
-        full = self._full_entry(seat, act, action["action"]["type"], status, target)
+        full = action_entry(self.game, self.ply, seat, act, action["action"]["type"], status, target)
         per_viewer = entries(self.game, before, full, act)
         self.entries.append((self.ply, per_viewer))
         return {k: full[k] for k in ("ply", "seat")} | {"kind": per_viewer[-1]["kind"]}
@@ -342,36 +342,70 @@ class FronteraSession(GameSession):
             raise InputError("not_your_turn", f"seat {seat} cannot play seat {owner}'s action {brief(data)}")
         return seat, act
 
-    def _full_entry(self, seat: int, act: Action | None, kind: str, status: Any, target: int | None) -> JSON:
-        """Return everything an action did (the acting seat's entry, and everyone's once the game is over)."""
-        st = self.game.state
-        entry: JSON = {"ply": self.ply, "seat": seat, "kind": _KINDS.get(type(act), kind), "events": []}
-        if isinstance(act, Place | TakeBack | Deploy):
-            entry.update(territory=act.territory, count=act.count)
-        elif isinstance(act, Trade):
-            entry["cards"] = list(act.cards)
-        elif isinstance(act, Attack | Blitz):
-            last = st.last_roll
-            entry.update(source=act.source, target=act.target, conquered=int(st.owner[act.target]) == seat)
-            entry["roll"] = {
-                "attacker": int(last[3]),
-                "defender": int(last[2]),
-                "attack": [int(d) for d in last[4:7] if d],
-                "defence": [int(d) for d in last[7:10] if d],
-            }
-        elif isinstance(act, Occupy):
-            entry.update(target=target, count=act.garrison)
-        elif isinstance(act, Regroup):
-            entry.update(source=act.source, target=act.dest, count=act.count)
-        for p in range(st.players):
-            if status[p] == ACTIVE and st.status[p] != ACTIVE:
-                entry["events"].append({"type": "eliminated", "seat": p})
-        if self.game.over:
-            entry["events"].append({"type": "game_over", "winner": self.game.winner, "truncated": bool(st.truncated)})
-        return entry
-
     def record(self) -> JSON:
         return self.recorder.to_dict()
+
+
+def action_entry(
+    game: Game, ply: int, seat: int, act: Action | None, kind: str, status: Any, target: int | None
+) -> JSON:
+    """Return everything action ``ply`` did, just applied to ``game`` (the acting seat's entry, a replay's entry).
+
+    ``status`` is the seats' status and ``target`` the adjust window's territory from before the action.
+    """
+    st = game.state
+    entry: JSON = {"ply": ply, "seat": seat, "kind": _KINDS.get(type(act), kind), "events": []}
+    if isinstance(act, Place | TakeBack | Deploy):
+        entry.update(territory=act.territory, count=act.count)
+    elif isinstance(act, Trade):
+        entry["cards"] = list(act.cards)
+    elif isinstance(act, Attack | Blitz):
+        last = st.last_roll
+        entry.update(source=act.source, target=act.target, conquered=int(st.owner[act.target]) == seat)
+        entry["roll"] = {
+            "attacker": int(last[3]),
+            "defender": int(last[2]),
+            "attack": [int(d) for d in last[4:7] if d],
+            "defence": [int(d) for d in last[7:10] if d],
+        }
+    elif isinstance(act, Occupy):
+        entry.update(target=target, count=act.garrison)
+    elif isinstance(act, Regroup):
+        entry.update(source=act.source, target=act.dest, count=act.count)
+    for p in range(st.players):
+        if status[p] == ACTIVE and st.status[p] != ACTIVE:
+            entry["events"].append({"type": "eliminated", "seat": p})
+    if game.over:
+        entry["events"].append({"type": "game_over", "winner": game.winner, "truncated": bool(st.truncated)})
+    return entry
+
+
+def replay_to(data: Mapping[str, Any], board: FronteraMap, ply: int) -> tuple[Game, list[JSON]]:
+    """Return the game after ``ply`` actions of a checked record and the entries of its last LOG_LENGTH actions.
+
+    A finished game's replay hides nothing: the entries are the acting seats' own (placements, traded cards, dice).
+    """
+    actions = data["actions"]
+    first = max(0, ply - LOG_LENGTH)
+    game = rec.replay({k: v for k, v in data.items() if k != "result"} | {"actions": actions[:first]}, board)
+    log = []
+    for i in range(first, ply):
+        act = rec.action_from_json(actions[i])
+        st = game.state
+        status, target = st.status.copy(), int(st.window[1]) if st.phase == WINDOW else None
+        if isinstance(act, tuple):  # a clock or abandon event: the seat it happened to
+            kind, who = act
+            seat = int(st.current) if who is None else who
+            if kind == "abandon":
+                game.abandon(seat)
+            else:
+                getattr(game, kind)()
+            log.append(action_entry(game, i + 1, seat, None, kind, status, target))
+            continue
+        seat = act.seat if isinstance(act, Place | TakeBack | Ready) else int(st.current)
+        game.apply(act)
+        log.append(action_entry(game, i + 1, seat, act, "", status, target))
+    return game, log
 
 
 def record_options(data: Mapping[str, Any]) -> JSON | None:
@@ -466,11 +500,17 @@ class FronteraAdapter(GameAdapter):
         return {"game": self.game_id, "layouts": {}, "steps": []}
 
     def record_summary(self, data: Mapping[str, Any]) -> JSON:
+        """Return a record's listing line; its result also names the winner's seat, as the other games' do."""
         actions = data.get("actions")
+        result = data.get("result")
+        if isinstance(result, dict) and type(result.get("winner")) is int and 0 <= result["winner"] < len(SEAT_NAMES):
+            result = {**result, "winners": [SEAT_NAMES[result["winner"]]]}
+        elif isinstance(result, dict):
+            result = {**result, "winners": []}
         return {
             "game": self.game_id,
             "players": data.get("players"),
-            "result": data.get("result"),
+            "result": result,
             "plies": len(actions) if isinstance(actions, list) else None,
             "options": record_options(data),
         }
@@ -495,17 +535,17 @@ class FronteraAdapter(GameAdapter):
         actions = data["actions"]
         if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= len(actions):
             raise InputError("bad_ply", f"ply must be an integer in 0..{len(actions)}, got {brief(ply)}")
-        game = rec.replay({k: v for k, v in data.items() if k != "result"} | {"actions": actions[:ply]}, board)
+        game, log = replay_to(data, board, ply)
         return {
             "game": "frontera",
             "ply": ply,
             "seat": None,
             "acting": active(game),
-            "turn": None,
+            "turn": (active(game) or [None])[0],
             "over": game.over,
             "winners": [] if game.winner is None else [game.winner],
             "state": public_view(game, lifted=True),
-            "last": None,
-            "log": [],
+            "last": log[-1] if log else None,
+            "log": log,
             "record_plies": len(actions),
         }

@@ -4,10 +4,10 @@
 // panel. The room, seats, tokens, clock and AI turns are the play server's; every rule check is the server's: the
 // page lights what a click may do and sends inputs ({type: "input", action, cell, from, to, count, cards}).
 
-import { t } from "../i18n.js";
+import { getLang, has, t } from "../i18n.js";
 import { el } from "./hud.js";
 import { FronteraBoard, UNKNOWN } from "../board/frontera.js";
-import { BoardGameScreen, BoardMenuScreen, optionLabel } from "./board_game.js";
+import { BoardGameScreen, BoardMenuScreen, BoardReplayScreen, optionLabel } from "./board_game.js";
 import { seatStatus } from "./presence.js";
 import { seatMenu } from "./seat_menu.js";
 
@@ -77,6 +77,38 @@ const SHOWN = new WeakMap();
 
 /** Sort dice high to low. */
 const sorted = (dice) => [...(dice || [])].sort((a, b) => b - a);
+
+/** Return the dice panel's parts for attack entry `e`: both sides' dice in their seats' colours, sorted and paired. */
+function diceParts(e, layout) {
+  const { attacker, defender } = e.roll;
+  const a = sorted(e.roll.attack);
+  const d = sorted(e.roll.defence);
+  const die = (n, p, cls) => el("span", { class: `fr-die p${p} ${cls}`, "data-testid": "fr-die", text: String(n) });
+  const pairs = Array.from({ length: Math.max(a.length, d.length) }, (_, i) => {
+    const paired = i < a.length && i < d.length;
+    const tie = paired && a[i] === d[i];
+    const attackWins = paired && a[i] > d[i];
+    return el("div", { class: `fr-pair${tie ? " tie" : ""}`, "data-testid": "fr-pair", "data-tie": String(tie) },
+      i < a.length ? die(a[i], attacker, paired && attackWins ? "wins" : paired ? "loses" : "unpaired") : el("span"),
+      el("span", { class: "vs", text: tie ? t("frontera.tie") : paired ? "×" : "" }),
+      i < d.length ? die(d[i], defender, paired && !attackWins ? "wins" : paired ? "loses" : "unpaired") : el("span"));
+  });
+  const name = (tt) => (tt === null ? "?" : layout.territories[tt].name);
+  return [el("h2", { text: t("frontera.dice_title", { from: name(e.source), to: name(e.target) }) }),
+    ...pairs, ...(e.conquered ? [el("p", { class: "fr-conquered", text: t("frontera.conquered") })] : [])];
+}
+
+/** Return a log entry's text, naming seats by `name(p)` (the game screen and the replay viewer share it). */
+function entryText(e, layout, name) {
+  const where = (tt) => (tt === null || tt === undefined ? "?" : layout.territories[tt].name);
+  return t(`frontera.log.${e.kind}`, { who: name(e.seat), t: where(e.territory ?? e.target), from: where(e.source),
+    to: where(e.target), n: e.count ?? "?" });
+}
+
+/** Return the end's text of a finished view: the winner, or the turn limit's end without one. */
+function result(v, name) {
+  return v.winners.length ? t("frontera.end.winner", { name: name(v.winners[0]) }) : t("frontera.end.truncated");
+}
 
 /** The Frontera game screen over a room connection. */
 export class FronteraScreen extends BoardGameScreen {
@@ -302,23 +334,7 @@ export class FronteraScreen extends BoardGameScreen {
   drawDice(v) {
     const e = this.lastAttack(v);
     this.diceEl.hidden = !e?.roll;
-    if (!e?.roll) return;
-    const { attacker, defender } = e.roll;
-    const a = sorted(e.roll.attack);
-    const d = sorted(e.roll.defence);
-    const die = (n, p, cls) => el("span", { class: `fr-die p${p} ${cls}`, "data-testid": "fr-die", text: String(n) });
-    const pairs = Array.from({ length: Math.max(a.length, d.length) }, (_, i) => {
-      const paired = i < a.length && i < d.length;
-      const tie = paired && a[i] === d[i];
-      const attackWins = paired && a[i] > d[i];
-      return el("div", { class: `fr-pair${tie ? " tie" : ""}`, "data-testid": "fr-pair", "data-tie": String(tie) },
-        i < a.length ? die(a[i], attacker, paired && attackWins ? "wins" : paired ? "loses" : "unpaired") : el("span"),
-        el("span", { class: "vs", text: tie ? t("frontera.tie") : paired ? "×" : "" }),
-        i < d.length ? die(d[i], defender, paired && !attackWins ? "wins" : paired ? "loses" : "unpaired") : el("span"));
-    });
-    const name = (tt) => (tt === null ? "?" : this.layout.territories[tt].name);
-    show(this.diceEl, [el("h2", { text: t("frontera.dice_title", { from: name(e.source), to: name(e.target) }) }),
-      ...pairs, ...(e.conquered ? [el("p", { class: "fr-conquered", text: t("frontera.conquered") })] : [])]);
+    if (e?.roll) show(this.diceEl, diceParts(e, this.layout));
   }
 
   drawWindow(v) {
@@ -383,15 +399,11 @@ export class FronteraScreen extends BoardGameScreen {
   }
 
   logText(e) {
-    const who = this._name(e.seat);
-    const name = (tt) => (tt === null || tt === undefined ? "?" : this.layout.territories[tt].name);
-    const key = `frontera.log.${e.kind}`;
-    return t(key, { who, t: name(e.territory ?? e.target), from: name(e.source), to: name(e.target), n: e.count ?? "?" });
+    return entryText(e, this.layout, (p) => this._name(p));
   }
 
   result(v, name) {
-    if (!v.winners.length) return t("frontera.end.truncated");
-    return t("frontera.end.winner", { name: name(v.winners[0]) });
+    return result(v, name);
   }
 
   /**
@@ -423,6 +435,100 @@ export class FronteraScreen extends BoardGameScreen {
         seatStatus(this.opts.conn.room, p, v.turn),
         seatMenu(this, this.opts.conn, p));
     }));
+  }
+}
+
+/** Autoplay speeds of the replay viewer: plies per second. */
+const REPLAY_SPEEDS = [0.5, 1, 2, 4];
+
+/**
+ * A finished Frontera game in the replay viewer: the whole board after any ply (no fog, no hands), each seat's
+ * territories, the last attack's dice and the actions before it; forward and back, or by itself at 0.5× to 4×
+ * (Play, or Space).
+ */
+export class FronteraReplayScreen extends BoardReplayScreen {
+  static spec = SPEC;
+
+  constructor(root, opts) {
+    // a Frontera record counts its players and names none: the seats go by their colours
+    super(root, { ...opts, replay: { ...opts.replay, players: [] } });
+    const steps = this._keys;
+    this._keys = (ev) => {
+      if (ev.key !== " " || ev.target.closest?.("button, input, select, a")) return steps(ev);
+      ev.preventDefault();
+      return this.timer ? this.pause() : this.play();
+    };
+  }
+
+  aiName(id) {
+    return has(`frontera.ai.${id}`) ? t(`frontera.ai.${id}`) : id;
+  }
+
+  makeBoard(root, layout) {
+    this.layout = layout;
+    return new FronteraBoard(root, layout, { label: t("frontera.board_label"), onTerritory: () => {} });
+  }
+
+  panels() {
+    this.playBtn = el("button", { type: "button", class: "primary", "data-testid": "replay-play",
+      "aria-pressed": String(Boolean(this.timer)), onclick: () => (this.timer ? this.pause() : this.play()) },
+    t(this.timer ? "replay.pause" : "replay.play"));
+    this.speedSel = el("select", { "data-testid": "replay-speed", "aria-label": t("replay.speed") },
+      ...REPLAY_SPEEDS.map((x) => el("option", { value: String(x), text: `${x.toLocaleString(getLang())}×` })));
+    this.speedSel.value = this.speed || "1";
+    this.speedSel.addEventListener("change", () => (this.speed = this.speedSel.value));
+    this.scoresEl = el("ul", { class: "fr-replay-counts", "data-testid": "replay-scores" });
+    this.diceEl = el("section", { class: "panel fr-dice", "data-testid": "fr-dice", hidden: true });
+    return [el("div", { class: "row" }, this.playBtn, this.speedSel), this.scoresEl, this.diceEl];
+  }
+
+  updatePanels(v, name) {
+    const st = v.state;
+    this.screenEl.dataset.playing = String(Boolean(this.timer));
+    show(this.scoresEl, st.territory_counts.map((n, p) => el("li", { "data-testid": `replay-count-${p}` },
+      el("span", { class: `fr-stone p${p}`, "aria-hidden": "true" }),
+      ` ${name(p)}: ${t("frontera.territories", { n, need: this.layout.win_threshold })}`)));
+    const e = v.last?.roll ? v.last : null;
+    this.diceEl.hidden = !e;
+    if (e) show(this.diceEl, diceParts(e, this.layout));
+  }
+
+  logText(e, name) {
+    return entryText(e, this.layout, name);
+  }
+
+  result(v, name) {
+    return result(v, name);
+  }
+
+  /** Play the record by itself from the current ply, one ply a second at 1× (the speed select divides it). */
+  play() {
+    if (this.ply >= this.plies) this.goto(0);
+    const tick = async () => {
+      if (!this.timer) return;
+      await this.goto(this.ply + 1);
+      if (this.ply >= this.plies) this.pause();
+      else if (this.timer) this.timer = setTimeout(tick, 1000 / Number(this.speedSel.value));
+    };
+    this.timer = setTimeout(tick, 1000 / Number(this.speedSel.value));
+    this._playing(true);
+  }
+
+  pause() {
+    clearTimeout(this.timer);
+    this.timer = null;
+    this._playing(false);
+  }
+
+  _playing(on) {
+    this.playBtn.textContent = t(on ? "replay.pause" : "replay.play");
+    this.playBtn.setAttribute("aria-pressed", String(on));
+    this.screenEl?.setAttribute("data-playing", String(on));
+  }
+
+  destroy() {
+    this.pause();
+    super.destroy();
   }
 }
 

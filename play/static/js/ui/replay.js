@@ -57,6 +57,11 @@ export class ReplayScreen {
       this.delegate = new ConquerReplayScreen(this.root, { onExit: this.onExit, replay: this.replay });
       return this.delegate.show();
     }
+    if (this.replay.game === "frontera") { // a Frontera record: its own replay screen, fog-free
+      const { FronteraReplayScreen } = await import("./frontera.js");
+      this.delegate = new FronteraReplayScreen(this.root, { onExit: this.onExit, replay: this.replay });
+      return this.delegate.show();
+    }
     if (this.replay.game === "alveole") { // another game's record: its own replay screen
       const { AlveoleReplayScreen } = await import("./alveole.js");
       this.delegate = new AlveoleReplayScreen(this.root, { onExit: this.onExit, replay: this.replay });
@@ -211,7 +216,7 @@ function playerText(id, names) {
 /** A seat's colour or side in the page's language (a record names winners by it). */
 function seatText(game, seat) {
   if (typeof seat === "number") return has(`player.${PLAYER_KEYS[seat]}`) ? t(`player.${PLAYER_KEYS[seat]}`) : String(seat);
-  if (has(`player.${seat}`) && game !== "alveole" && game !== "conquer") return t(`player.${seat}`);
+  if (has(`player.${seat}`) && !["alveole", "conquer", "frontera"].includes(game)) return t(`player.${seat}`);
   return has(`${game}.seat.${seat}`) ? t(`${game}.seat.${seat}`) : String(seat);
 }
 
@@ -219,7 +224,8 @@ function seatText(game, seat) {
 function summaryText(r, names) {
   const parts = [];
   const game = r.game || "domain_wheel";
-  const seats = (r.players || []).map((id, p) => (game === "domain_wheel" ? `${t(`player.${PLAYER_KEYS[p]}`)}: ` : "")
+  // a Frontera record counts its players and names none
+  const seats = (Array.isArray(r.players) ? r.players : []).map((id, p) => (game === "domain_wheel" ? `${t(`player.${PLAYER_KEYS[p]}`)}: ` : "")
     + playerText(id, names));
   if (seats.length) parts.push(seats.join(" · "));
   const winners = r.result?.winners;
