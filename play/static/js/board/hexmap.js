@@ -15,6 +15,9 @@ const CORNERS = [0, 1, 2, 3, 4, 5].map((i) => {
   return [Math.cos(a), Math.sin(a)];
 });
 export const EDGE_CORNERS = [[0, 1], [5, 0], [4, 5], [3, 4], [2, 3], [1, 2]];
+// Domain Wheel's layers: pieces and destinations are drawn last, so no badge or label ever hides or catches a click
+// meant for them; the panels sit beside the board (css/layout.css), so its overview's pad only needs room for names
+const DW_LAYERS = ["cells", "owners", "borders", "marks", "thrones", "labels", "trail", "badges", "pieces", "dest", "cursor"];
 
 /** Pixel centre (in hex sizes) of the axial cell (q, r). */
 export function axialToXY(q, r) {
@@ -109,9 +112,14 @@ export class HexGrid {
  * Zoom and pan are the viewBox, so strokes and text stay sharp; the turn is a rotation of the layers' group about the
  * map's centre, with texts and pieces turned back upright (css/board.css, --cam-angle). "User" coordinates below are
  * the viewBox's (the screen's axes), "map" coordinates the cells' (hexmap.js's diagram).
+ *
+ * The camera knows no game and no hex: `grid` is anything with `bounds` ({minX, maxX, minY, maxY}) and `xy` (point
+ * centres), so the square Conquer board uses it too. Options: `layers` (the groups drawn into, bottom first), `pad`
+ * (map units around the bounds in the overview), `turnStep` (degrees a Q/E press turns) and `snap` (0: the camera
+ * turns freely; 90: it turns only in quarter turns, a drag or a twist turning it once it passes half of one).
  */
 export class HexMap {
-  constructor(container, grid, { testid = "board" } = {}) {
+  constructor(container, grid, { testid = "board", layers = DW_LAYERS, pad = 2.5, turnStep = 15, snap = 0 } = {}) {
     this.grid = grid;
     this.root = svg("svg", {
       class: "hexmap",
@@ -125,15 +133,12 @@ export class HexMap {
     this.layers = {};
     this.camera = svg("g", { class: "camera" }, this.root);
     this.angle = 0;
-    // pieces and destinations are drawn last, so no badge or label ever hides or catches a click meant for them
-    for (const name of ["cells", "owners", "borders", "marks", "thrones", "labels", "trail", "badges", "pieces", "dest", "cursor"]) {
-      this.layers[name] = svg("g", { class: `layer-${name}` }, this.camera);
-    }
+    this.turnStep = turnStep;
+    this.snap = snap;
+    this._pendingTurn = 0; // a snapping camera's drag or twist not yet worth a step
+    for (const name of layers) this.layers[name] = svg("g", { class: `layer-${name}` }, this.camera);
     const b = grid.bounds;
-    // the panels sit beside the board (css/layout.css), so the whole map only needs room for the start names
-    const padX = 2.5;
-    const padY = 2.5;
-    this.home = { x: b.minX - padX, y: b.minY - padY, w: b.maxX - b.minX + 2 * padX, h: b.maxY - b.minY + 2 * padY };
+    this.home = { x: b.minX - pad, y: b.minY - pad, w: b.maxX - b.minX + 2 * pad, h: b.maxY - b.minY + 2 * pad };
     this.view = { ...this.home };
     this.minW = 8;
     this.maxW = this.home.w * 2;
@@ -178,6 +183,26 @@ export class HexMap {
     this.view.x += ux - mid[0];
     this.view.y += uy - mid[1];
     this._apply();
+  }
+
+  /** Turn by a drag's or a twist's `deg`: at once, or in `snap` steps once the turn so far is over half a step. */
+  _dragTurn(deg) {
+    if (!this.snap) {
+      this.turn(deg);
+      return;
+    }
+    this._pendingTurn += deg;
+    // past half a step, strictly: a turn of exactly half would leave minus half, and turn back, for ever
+    while (Math.abs(this._pendingTurn) > this.snap / 2) {
+      const step = Math.sign(this._pendingTurn) * this.snap;
+      this.turn(step);
+      this._pendingTurn -= step;
+    }
+  }
+
+  /** Return the size (CSS px) of one map unit on screen now. */
+  unitPx() {
+    return 1 / this._unitsPerPixel();
   }
 
   /** Screen-to-map scale: map units per CSS pixel (the SVG keeps the aspect with "meet"). */
@@ -287,7 +312,7 @@ export class HexMap {
       return true;
     }
     if (k === "q" || k === "e") {
-      this.turn(k === "q" ? -15 : 15);
+      this.turn(k === "q" ? -this.turnStep : this.turnStep);
       return true;
     }
     return false;
@@ -314,8 +339,10 @@ export class HexMap {
       { passive: false },
     );
     el.addEventListener("pointerdown", (ev) => {
+      this.lastPointer = ev.pointerType; // a board may treat a finger's tap apart from a mouse's click
       if (ev.button === 2 && ev.pointerType === "mouse") {
         turning = { x: ev.clientX, id: ev.pointerId };
+        this._pendingTurn = 0;
         el.setPointerCapture?.(ev.pointerId);
         return;
       }
@@ -327,11 +354,12 @@ export class HexMap {
       if (pointers.size === 2) {
         const [p1, p2] = [...pointers.values()];
         pinch = { d: Math.hypot(p1[0] - p2[0], p1[1] - p2[1]), a: twist(p1, p2) };
+        this._pendingTurn = 0;
       }
     });
     el.addEventListener("pointermove", (ev) => {
       if (turning && ev.pointerId === turning.id) {
-        this.turn((ev.clientX - turning.x) * TURN_PER_PX);
+        this._dragTurn((ev.clientX - turning.x) * TURN_PER_PX);
         turning.x = ev.clientX;
         return;
       }
@@ -346,7 +374,7 @@ export class HexMap {
         const a = twist(p1, p2); // two fingers turning: the camera turns with them
         const da = ((a - pinch.a + 540) % 360) - 180;
         if (Math.abs(da) > 0.5) {
-          this.turn(da);
+          this._dragTurn(da);
           pinch.a = a;
         }
         this.dragMoved = true;
