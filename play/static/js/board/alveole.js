@@ -1,21 +1,18 @@
 // The Alveole board (docs/ALVEOLE.md): the 61 pointy-top hexes of a side-5 board as SVG, both armies, the last
 // move (and its capture), the chosen piece's legal destinations (a ring: plain move; a red ring: capture) and, at
 // the end, the winning group. It knows no rule: movable pieces and destinations come from the server.
+// Its camera is Domain Wheel's (board/hexmap.js): zoom, pan, and turns as Domain Wheel's, 15 degrees a Q/E press or
+// freely by a right-button drag or two fingers twisting (rule 11.10); the pieces are discs, upright at any angle.
 
 import { PointCursor } from "./cursor.js";
+import { HexGrid, HexMap, axialToXY as centre } from "./hexmap.js";
 
 const SVG = "http://www.w3.org/2000/svg";
-const SQRT3 = Math.sqrt(3);
 
 function svg(tag, attrs = {}) {
   const e = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) e.setAttribute(k, v);
   return e;
-}
-
-/** Pixel centre of axial (q, r) for hexes of radius 1 (r grows downwards). */
-export function centre(q, r) {
-  return [SQRT3 * (q + r / 2), 1.5 * r];
 }
 
 function hexPoints(x, y, size = 0.98) {
@@ -44,20 +41,18 @@ export class AlveoleBoard {
     this.dests = [];
     this.state = null;
     this.interactive = false;
-    const xs = layout.cells.map(([q, r]) => centre(q, r));
-    const minX = Math.min(...xs.map((p) => p[0])) - 1.2;
-    const maxX = Math.max(...xs.map((p) => p[0])) + 1.2;
-    const minY = Math.min(...xs.map((p) => p[1])) - 1.2;
-    const maxY = Math.max(...xs.map((p) => p[1])) + 1.2;
-    this.svg = svg("svg", { class: "alveole-board", viewBox: `${minX} ${minY} ${maxX - minX} ${maxY - minY}`,
-      role: "img", "data-testid": "alveole-board", "aria-label": hooks.label || "" });
-    this.cellLayer = svg("g", { class: "alv-cells" });
-    this.pieceLayer = svg("g", { class: "alv-pieces" });
-    this.destLayer = svg("g", { class: "alv-dests" });
-    this.cursorLayer = svg("g", { class: "layer-cursor" });
-    this.svg.append(this.cellLayer, this.pieceLayer, this.destLayer, this.cursorLayer);
+    const grid = new HexGrid(layout.cells);
+    const xs = grid.xy;
+    root.replaceChildren();
+    this.map = new HexMap(root, grid, { testid: "alveole-board", layers: ["cells", "pieces", "dest", "cursor"], pad: 0.3 });
+    this.svg = this.map.root;
+    this.svg.classList.add("alveole-board");
+    this.svg.setAttribute("role", "img");
+    this.svg.setAttribute("aria-label", hooks.label || "");
+    const L = this.map.layers;
+    [this.cellLayer, this.pieceLayer, this.destLayer] = [L.cells, L.pieces, L.dest];
     // keyboard play: the first arrow starts on one of your movable pieces, Enter does what a click there does
-    this.cursor = new PointCursor(this.cursorLayer, xs, { radius: 0.95, press: (i) => this._clickCell(i),
+    this.cursor = new PointCursor(L.cursor, xs, { radius: 0.95, press: (i) => this._clickCell(i), camera: this.map,
       start: () => this.index.get(key(this.state?.movable?.[0] || [])) ?? Math.floor(xs.length / 2),
       label: (i) => this.cellEls[i]?.dataset.qr ?? String(i) });
     this.cellEls = layout.cells.map(([q, r], i) => {
@@ -67,7 +62,11 @@ export class AlveoleBoard {
       this.cellLayer.append(poly);
       return poly;
     });
-    root.replaceChildren(this.svg);
+  }
+
+  /** Handle a camera key (Q/E turn, WASD pan, +/- zoom, R whole board); true when it was one. */
+  cameraKey(ev) {
+    return this.map.key(ev);
   }
 
   /** Draw a state view; ``mySeat`` is the seat this page plays (null for a spectator). */

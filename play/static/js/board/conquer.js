@@ -1,10 +1,24 @@
 // The Conquer board (docs/CONQUER.md): the W x H grid as SVG, both players' dots (dead ones hollow), the capture
 // rings drawn as links between dots, sealed territory shaded in its owner's colour, open bases (empty rings) marked
 // with faint dots, the last dot ringed. It knows no rule: the legal points and everything drawn come from the server.
+//
+// Its camera is Domain Wheel's (board/hexmap.js: zoom, pan, pinch), turned in quarter turns only, so the grid stays
+// a grid: Q/E, a right-button drag or two fingers twisting past 45 degrees turn it by 90 (rule 11.10's turn).
+// Map units are grid steps: point (x, y) sits at (x, y), y down.
+//
+// A finger needs 32 CSS px (issue 46), and a 15 x 15 or 19 x 19 board on a phone draws its points 20-25 px apart:
+// there a finger's tap on the board first zooms in about the tapped point (which stays under the finger) until the
+// points are TAP_ZOOM px apart, and only a tap on a board drawn that big places a dot. A mouse click, a pen and the
+// keyboard place at once at any size, so a desktop plays as fast as before.
 
 import { PointCursor } from "./cursor.js";
+import { HexMap } from "./hexmap.js";
 
 const SVG = "http://www.w3.org/2000/svg";
+/** The smallest tap target (CSS px): a finger's tap on points closer than this zooms in instead of placing. */
+const TAP_TARGET = 32;
+/** The distance between points (CSS px) a finger's zooming tap brings the board to: 32 px and a finger's slack. */
+const TAP_ZOOM = 44;
 
 function svg(tag, attrs = {}) {
   const e = document.createElementNS(SVG, tag);
@@ -22,27 +36,46 @@ export class ConquerBoard {
     this.layout = layout;
     this.hooks = hooks;
     const { width: w, height: h } = layout;
-    this.svg = svg("svg", { class: "conquer-board", viewBox: `-1 -1 ${w + 1} ${h + 1}`, role: "img",
-      "data-testid": "conquer-board", "aria-label": hooks.label || "" });
-    this.territoryLayer = svg("g", { class: "cq-territory-layer" });
-    const grid = svg("g", { class: "cq-grid" });
-    for (let x = 0; x < w; x++) grid.append(svg("line", { x1: x, y1: 0, x2: x, y2: h - 1 }));
-    for (let y = 0; y < h; y++) grid.append(svg("line", { x1: 0, y1: y, x2: w - 1, y2: y }));
-    this.ringLayer = svg("g", { class: "cq-rings" });
-    this.dotLayer = svg("g", { class: "cq-dots" });
-    this.legalLayer = svg("g", { class: "cq-legal" });
-    this.cursorLayer = svg("g", { class: "layer-cursor" });
-    this.svg.append(this.territoryLayer, grid, this.ringLayer, this.dotLayer, this.legalLayer, this.cursorLayer);
-    // keyboard play: the first arrow starts at the board's centre, Enter places a dot where that is legal
     const points = Array.from({ length: w * h }, (_, i) => [i % w, Math.floor(i / w)]);
-    this.cursor = new PointCursor(this.cursorLayer, points, { radius: 0.42,
+    root.replaceChildren();
+    const bounds = { minX: -0.5, maxX: w - 0.5, minY: -0.5, maxY: h - 0.5 };
+    this.map = new HexMap(root, { bounds, xy: points }, { testid: "conquer-board", pad: 0.5, turnStep: 90, snap: 90,
+      layers: ["territory", "grid", "rings", "dots", "legal", "cursor"] });
+    this.map.minW = 4; // a finger's zoom on a big board may come closer than Domain Wheel's 8 cells
+    this.svg = this.map.root;
+    this.svg.classList.add("conquer-board");
+    this.svg.setAttribute("role", "img");
+    this.svg.setAttribute("aria-label", hooks.label || "");
+    const L = this.map.layers;
+    [this.territoryLayer, this.ringLayer, this.dotLayer, this.legalLayer] = [L.territory, L.rings, L.dots, L.legal];
+    L.grid.classList.add("cq-grid");
+    for (let x = 0; x < w; x++) L.grid.append(svg("line", { x1: x, y1: 0, x2: x, y2: h - 1 }));
+    for (let y = 0; y < h; y++) L.grid.append(svg("line", { x1: 0, y1: y, x2: w - 1, y2: y }));
+    this.svg.addEventListener("click", (ev) => this._zoomingTap(ev), true); // before the points hear the tap
+    // keyboard play: the first arrow starts at the board's centre, Enter places a dot where that is legal
+    this.cursor = new PointCursor(L.cursor, points, { radius: 0.42, camera: this.map,
       start: () => Math.floor(h / 2) * w + Math.floor(w / 2),
       label: (i) => points[i].join(","),
       press: (i) => {
         const [x, y] = points[i];
         if (this.interactive && this.legal?.some(([lx, ly]) => lx === x && ly === y)) this.hooks.onPlace([x, y]);
       } });
-    root.replaceChildren(this.svg);
+  }
+
+  /** A finger's tap on points drawn under TAP_TARGET px apart: zoom in about it, and let it place nothing. */
+  _zoomingTap(ev) {
+    if (ev.defaultPrevented || !this.interactive || this.map.lastPointer !== "touch") return; // a drag's end, a mouse
+    const step = this.map.unitPx();
+    if (step >= TAP_TARGET) return;
+    ev.stopPropagation();
+    ev.preventDefault();
+    const [ux, uy] = this.map.clientToMap(ev.clientX, ev.clientY);
+    this.map.zoom(TAP_ZOOM / step, ux, uy);
+  }
+
+  /** Handle a camera key (Q/E quarter turns, WASD pan, +/- zoom, R whole board); true when it was one. */
+  cameraKey(ev) {
+    return this.map.key(ev);
   }
 
   /** Handle a board cursor key (arrows, Enter, Space); true when it was one. */
@@ -85,7 +118,7 @@ export class ConquerBoard {
     this.legalLayer.replaceChildren();
     if (!interactive) return;
     for (const [x, y] of state.legal) {
-      const spot = svg("circle", { class: "cq-spot", cx: x, cy: y, r: 0.45, "data-testid": "legal-point",
+      const spot = svg("circle", { class: "cq-spot", cx: x, cy: y, r: 0.5, "data-testid": "legal-point",
         "data-xy": `${x},${y}` });
       spot.addEventListener("click", () => this.hooks.onPlace([x, y]));
       this.legalLayer.append(spot);

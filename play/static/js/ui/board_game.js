@@ -165,17 +165,22 @@ export class BoardGameScreen {
     document.addEventListener("keydown", this._keys);
   }
 
-  /** Keyboard play: the arrows move the board's cursor, Enter or Space play there (not on a focused control). */
+  /**
+   * Keyboard play: the arrows move the board's cursor, Enter or Space play there (not on a focused control); the
+   * camera's keys (Q/E turn, WASD pan, +/- zoom, R whole board) work for everyone, and a spectator's arrows pan.
+   */
   _key(ev) {
-    if (this.seat === null || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     if (ev.target.closest?.("input, select, textarea")) return;
     const press = ev.key === "Enter" || ev.key === " ";
     if (press && ev.target !== document.body && !ev.target.closest?.(".board-area")) return;
-    if (this.board.cursorKey?.(ev)) {
+    if (this.seat !== null && this.board.cursorKey?.(ev)) {
       ev.preventDefault();
       const at = this.board.cursor?.at;
       if (!press && at >= 0) this.announcer.say(this.board.cursor.label(at));
+      return;
     }
+    if (!press && this.board.cameraKey?.(ev)) ev.preventDefault();
   }
 
   /** Redraw the seat cards (the host's seat menu changed). */
@@ -244,6 +249,9 @@ export class BoardGameScreen {
     this.statusEl = el("span", { class: "conn", "data-testid": "conn-status" });
     this.overEl = el("div", { class: "overlay over-box", "data-testid": "game-over-panel", hidden: true });
     const leave = el("button", { type: "button", "data-testid": "leave", onclick: () => this.opts.onExit?.() }, t("game.leave"));
+    // a zoomed-in or turned board (a finger's zooming tap, a pinch, a twist) comes back whole and upright here
+    const whole = el("button", { type: "button", "data-testid": "board-overview", onclick: () => this.board.map?.overview() },
+      el("span", { "data-i18n": "board.overview" }, t("board.overview")), el("kbd", { class: "key-hint", "aria-hidden": "true" }, "R"));
     const speedSel = speedSelect({ "data-testid": "ai-speed", onchange: (ev) => this.opts.conn.setSpeed(ev.target.value) },
       this.opts.speed);
     this.chat = new ChatPanel(this.opts.conn, { canWrite: this.seat !== null,
@@ -257,7 +265,10 @@ export class BoardGameScreen {
         el("div", { class: "row" }, ...this.controls().map((c) => Object.assign(c, { hidden: this.seat === null })),
           // a spectator gets no player controls (the server refuses their moves and speed changes)
           this.seat === null ? null : el("label", { class: "inline" }, el("span", { text: t("game.ai_speed") }), speedSel),
-          leave, leaveGame(this, this.opts.conn), langSwitch(), this.statusEl),
+          whole, leave, leaveGame(this, this.opts.conn), langSwitch(), this.statusEl),
+        // each where it can be used: keys where there is a keyboard, gestures where there is a touch screen
+        el("p", { class: "muted keys-hint board-hint", "data-i18n": `${game}.keys_hint` }, t(`${game}.keys_hint`)),
+        el("p", { class: "muted touch-hint board-hint", "data-i18n": `${game}.touch_hint` }, t(`${game}.touch_hint`)),
         el("section", { class: "panel" }, el("h2", { text: t("game.log") }), this.logEl),
         this.chat.el),
       this.overEl, this.announcer.el);
