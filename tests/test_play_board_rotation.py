@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 
+from tests import board_play_helpers as board_play
 from tests.play_fixtures import LiveServer, needs_chromium, wait_until
 
 pytestmark = needs_chromium
@@ -29,7 +30,13 @@ def open_seat(pg: Any, server: LiveServer, game: str, options: dict[str, int]) -
     assert answer.status_code == 201, answer.text
     pg.goto(server.url + answer.json()["seats"][0]["link"])
     pg.wait_for_selector("[data-testid=game-screen][data-ply='0'][data-turn='0']")
+    wait_for_styles(pg, game)
     return server.rooms[answer.json()["room"]]
+
+
+def wait_for_styles(pg: Any, game: str) -> None:
+    """Wait for the game's stylesheet (loaded by the page after the board): until then the board is laid out apart."""
+    pg.wait_for_function(f"document.querySelector('link[data-{game}-css]')?.sheet != null")
 
 
 def centre_of(pg: Any, selector: str) -> tuple[float, float]:
@@ -110,3 +117,28 @@ def test_rule_11_10_conquer_turns_in_quarters_plays_where_clicked_and_arrows_fol
     assert moved[0] > start[0] + 10 and abs(moved[1] - start[1]) < 1.5, (start, moved)
     pg.keyboard.press("ArrowUp")
     assert pg.inner_text("[data-testid=announcer]") == "3,3"
+
+
+def test_rule_11_10_a_conquer_replay_turns_by_keys_and_its_button_shows_the_whole_board(
+    page: Any, live_server: LiveServer
+) -> None:
+    pg = page
+    board = "svg.conquer-board"
+    seats = [{"type": "ai", "strategy": "random"}] * 2
+    body = {
+        "game": "conquer",
+        "options": {"width": 9, "height": 9, "max_plies": 4},
+        "seats": seats,
+        "ai_speed": "instant",
+    }
+    room = board_play.spectate_ai_game(pg, live_server, body, "[data-testid=legal-point]")
+    board_play.open_replay(pg, live_server, room, "conquer")
+    wait_for_styles(pg, "conquer")
+    pg.keyboard.press("e")
+    pg.keyboard.press("+")
+    assert angle(pg, board) == 90 and float(pg.get_attribute(board, "data-zoom")) > 1
+    pg.keyboard.press("ArrowRight")  # still the replay's: one ply on, the camera as it was
+    pg.wait_for_selector("[data-testid=replay][data-ply='1']")
+    assert angle(pg, board) == 90
+    pg.click("[data-testid=board-overview]")
+    assert angle(pg, board) == 0 and pg.get_attribute(board, "data-zoom") == "1.000"

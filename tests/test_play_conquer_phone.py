@@ -81,6 +81,7 @@ def test_conquer_19x19_on_a_phone_every_tapped_point_is_32px_and_the_dot_lands_t
     assert answer.status_code == 201, answer.text
     pg.goto(live_server.url + answer.json()["seats"][0]["link"])
     pg.wait_for_selector(f"{BOARD}[data-interactive=true]")
+    pg.wait_for_function("document.querySelector('link[data-conquer-css]')?.sheet != null")  # laid out for good
     no_horizontal_scroll(pg, "Conquer 19 x 19")
     assert pg.evaluate(SMALL_TARGETS_JS, TAP) == [], "controls under 32 px"
     assert pg.is_visible(".touch-hint") and not pg.is_visible(".keys-hint"), "a phone gets gestures, not keys"

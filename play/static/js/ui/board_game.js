@@ -28,6 +28,12 @@ const seatLabel = (spec, p) => t(`${spec.game}.seat.${spec.seats[p]}`);
 /** A labelled option input of a menu. */
 export const optionLabel = (label, input) => el("label", { class: "opt" }, el("span", { text: label }), input);
 
+/** The button that shows the whole board upright again (a finger's zooming tap, a pinch or a twist undone; key R). */
+function overviewButton(screen) {
+  return el("button", { type: "button", "data-testid": "board-overview", onclick: () => screen.board?.map?.overview() },
+    el("span", { "data-i18n": "board.overview" }, t("board.overview")), el("kbd", { class: "key-hint", "aria-hidden": "true" }, "R"));
+}
+
 /** A board game's menu: who sits where, the game's options and the AI speed; Play creates a room. */
 export class BoardMenuScreen {
   /** @param {{onPlay: Function, onExit: Function}} hooks */
@@ -249,9 +255,6 @@ export class BoardGameScreen {
     this.statusEl = el("span", { class: "conn", "data-testid": "conn-status" });
     this.overEl = el("div", { class: "overlay over-box", "data-testid": "game-over-panel", hidden: true });
     const leave = el("button", { type: "button", "data-testid": "leave", onclick: () => this.opts.onExit?.() }, t("game.leave"));
-    // a zoomed-in or turned board (a finger's zooming tap, a pinch, a twist) comes back whole and upright here
-    const whole = el("button", { type: "button", "data-testid": "board-overview", onclick: () => this.board.map?.overview() },
-      el("span", { "data-i18n": "board.overview" }, t("board.overview")), el("kbd", { class: "key-hint", "aria-hidden": "true" }, "R"));
     const speedSel = speedSelect({ "data-testid": "ai-speed", onchange: (ev) => this.opts.conn.setSpeed(ev.target.value) },
       this.opts.speed);
     this.chat = new ChatPanel(this.opts.conn, { canWrite: this.seat !== null,
@@ -265,7 +268,7 @@ export class BoardGameScreen {
         el("div", { class: "row" }, ...this.controls().map((c) => Object.assign(c, { hidden: this.seat === null })),
           // a spectator gets no player controls (the server refuses their moves and speed changes)
           this.seat === null ? null : el("label", { class: "inline" }, el("span", { text: t("game.ai_speed") }), speedSel),
-          whole, leave, leaveGame(this, this.opts.conn), langSwitch(), this.statusEl),
+          overviewButton(this), leave, leaveGame(this, this.opts.conn), langSwitch(), this.statusEl),
         // each where it can be used: keys where there is a keyboard, gestures where there is a touch screen
         el("p", { class: "muted keys-hint board-hint", "data-i18n": `${game}.keys_hint` }, t(`${game}.keys_hint`)),
         el("p", { class: "muted touch-hint board-hint", "data-i18n": `${game}.touch_hint` }, t(`${game}.touch_hint`)),
@@ -343,7 +346,11 @@ export class BoardReplayScreen {
     this.ply = 0;
     this.views = new RecordViews(replay.id, this.plies);
     this.players = (replay.players || []).map((id) => ({ name: id.startsWith("human:") ? id.slice(6) : this.aiName(id) }));
-    this._keys = (ev) => replayKey(this, ev);
+    // the replay's keys first (← → Home End Esc), then the camera's (Q/E turn, WASD and ↑ ↓ pan, +/- zoom, R)
+    this._keys = (ev) => {
+      if (replayKey(this, ev) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+      if (this.board?.cameraKey?.(ev)) ev.preventDefault();
+    };
   }
 
   /** Return the name of a record's AI player (a strategy id). */
@@ -388,6 +395,7 @@ export class BoardReplayScreen {
         el("div", { class: "row" }, ...steps),
         el("div", { class: "row" }, this.slider, this.plyEl),
         el("div", { class: "row" },
+          overviewButton(this),
           el("button", { type: "button", "data-testid": "replay-exit", onclick: () => this.onExit() }, t("tutorial.exit")),
           langSwitch()),
         el("section", { class: "panel" }, el("h2", { text: t("game.log") }), this.logEl)));
