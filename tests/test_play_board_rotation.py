@@ -93,6 +93,7 @@ def test_rule_11_10_conquer_turns_in_quarters_plays_where_clicked_and_arrows_fol
     pg = page
     board = "svg.conquer-board"
     open_seat(pg, live_server, "conquer", {"width": 9, "height": 9})
+    assert pg.is_visible(".keys-hint") and not pg.is_visible(".touch-hint"), "a desktop gets keys, not gestures"
     before = centre_of(pg, "[data-testid=legal-point][data-xy='4,6']")  # a quarter turn carries (6, 4) here
     pg.keyboard.press("e")
     assert angle(pg, board) == 90
