@@ -173,6 +173,11 @@ class RunConfig(_Section):
     #: the scripted AIs' moves in this many worker processes (training/ppo/scripted_processes.py; 0: on the
     #: trainer's thread): for leagues heavy in AIs on many cores, e.g. a GPU machine's. The same run for any count
     scripted_workers: int = _int(0, 0, 256)
+    #: collect rollout k+1 on a thread of its own while the learner updates on rollout k
+    #: (training/ppo/overlap.py): the behaviour policy lags the learner by one update (PPO's ratio uses the
+    #: stored log-probs, so it stays right); for a GPU learner that the env's threads would otherwise idle.
+    #: false (the default): collect, then update, as before
+    overlap: bool = False
 
     @field_validator("cluster")
     @classmethod
@@ -406,6 +411,11 @@ class TrainConfig(_Section):
             raise ValueError(
                 f"run.scripted_workers: {self.game_id}'s seats play on the trainer's thread; allowed: 0"
                 " (worker processes serve Domain Wheel's AIs)"
+            )
+        if self.run.overlap and self.run.rollout_workers:
+            raise ValueError(
+                "run.overlap: rollouts on Ray actors (run.rollout_workers > 0) are collected there; allowed: false"
+                " with run.rollout_workers"
             )
         if self.run.scripted_workers and self.run.rollout_workers:
             raise ValueError(

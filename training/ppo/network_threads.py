@@ -252,8 +252,9 @@ class NetworkThreads:
     def _sync(self, count: int) -> None:
         """Give the first ``count`` replicas the network's current weights and mode, and no gradients."""
         while len(self.replicas) < count:
-            with torch.random.fork_rng(devices=[]):  # a copy draws nothing; keep the run's stream untouched anyway
-                self.replicas.append(copy.deepcopy(self.net))
+            # a copy draws no random number; no fork_rng either: its restore would undo what run.overlap's
+            # rollout thread draws meanwhile (training/ppo/overlap.py)
+            self.replicas.append(copy.deepcopy(self.net))
         with torch.no_grad():
             for rep in self.replicas[1:count]:
                 rep.train(self.net.training)

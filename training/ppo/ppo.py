@@ -56,6 +56,7 @@ from policies.domain_wheel.network import (
 )
 from policies.packed_input import TorchUnpacker
 from training.distributed.interrupt import StopRequest
+from training.ppo import overlap as overlap_pipeline
 from training.ppo import rollout_actors, run_folder
 from training.ppo.config import TrainConfig, to_yaml
 from training.ppo.evaluate import evaluate, format_results
@@ -467,15 +468,17 @@ def balanced_cuts(starts: NDArray[np.bool_], limit: int, threads: int) -> list[i
     return cuts_at_groups(starts, np.arange(count + 1) * n // count)
 
 
-def grouped_order(group: NDArray[np.int64], device: torch.device) -> tuple[torch.Tensor, NDArray[np.bool_]]:
+def grouped_order(
+    group: NDArray[np.int64], device: torch.device, generator: torch.Generator | None = None
+) -> tuple[torch.Tensor, NDArray[np.bool_]]:
     """Return (a random order of the decisions with each group's decisions together, where groups start).
 
     The groups are shuffled with ``torch.randperm`` (with one decision per group: exactly one randperm over
-    the decisions, as an ungrouped update).
+    the decisions, as an ungrouped update), from ``generator`` (None: torch's global one).
     """
     ids, gid = np.unique(group, return_inverse=True)
     rank = np.empty(len(ids), dtype=np.int64)
-    rank[torch.randperm(len(ids)).numpy()] = np.arange(len(ids))
+    rank[torch.randperm(len(ids), generator=generator).numpy()] = np.arange(len(ids))
     order = np.lexsort((np.arange(len(group)), rank[gid]))
     ranks = rank[gid][order]
     starts = np.ones(len(order), dtype=np.bool_)
@@ -621,7 +624,7 @@ def ppo_update(
     if ctx.get("threads") is None:
         ctx["threads"] = NetworkThreads(net, 1)
     for _ in range(p.update_epochs):
-        order, starts = grouped_order(group, device)
+        order, starts = grouped_order(group, device, ctx.get("update_rng"))  # run.overlap: its own stream
         cuts = group_cuts(starts, mb, size // mb)
         for start, end in zip(cuts[:-1], cuts[1:], strict=True):
             idx, mb_ctx = order[start:end], {**ctx, "starts": starts[start:end]}
@@ -688,6 +691,7 @@ class Session:
     counters: dict[str, Any]
     deadline: float  # time.monotonic() at which run.max_minutes is over
     history: list[dict[str, float]] = field(default_factory=list)  # this session's updates
+    overlap: overlap_pipeline.Pipeline | None = None  # run.overlap (training/ppo/overlap.py)
 
     def running(self) -> bool:
         c, run = self.counters, self.config.run
@@ -700,6 +704,8 @@ class Session:
     def save(self) -> None:
         """Write checkpoint.pt (atomically) with everything ``--resume`` needs."""
         state = training_state(self.table, self.rollout, self.optimizer, self.ctx["rng"])
+        if self.overlap is not None:  # the rollout collected and not trained on yet travels whole
+            self.overlap.add_state(state, self.rollout)
         save_checkpoint(self.run_dir / "checkpoint.pt", self.net, self.config, self.counters, state)
 
 
@@ -785,8 +791,10 @@ def start_session(
         config.env.num_steps, n, obs.shape[1], masks.shape[1], getattr(env, "packing", None), rollout_capacity(config)
     )
     counters: dict[str, Any] = {"env_steps": 0, "updates": 0, "games": 0, "decisions": 0, "seconds": 0.0}
+    pending: dict[str, Any] | None = None  # an overlapped run's rollout not trained on yet
     if resume is not None:
         payload = checkpoint.load(resume, options, game_id=config.game_id)
+        pending = overlap_pipeline.take_state(payload, config.run.overlap, rollout, resume)
         state = check_resumable(payload, resume)
         counters = saved_counters(payload, resume)
         checkpoint.load_weights(net, payload, resume)
@@ -809,7 +817,12 @@ def start_session(
     ctx["score_potential"] = config.env.score_potential if layout is not None else 0.0
     ctx["threads"] = passes
     frozen = Frozen(lambda: make_network(config, device))
-    return Session(config, net, optimizer, table, rollout, frozen, writer, run_dir, ctx, counters, deadline)
+    s = Session(config, net, optimizer, table, rollout, frozen, writer, run_dir, ctx, counters, deadline)
+    if config.run.overlap:
+        s.overlap = overlap_pipeline.Pipeline.build(net, rollout, config.run.seed, collect_rollout)
+        if pending is not None:
+            s.overlap.restore(pending, rollout)
+    return s
 
 
 def record_update(
@@ -872,6 +885,12 @@ def _train(
         lr = schedule.at(config, s.counters["env_steps"], time.monotonic())
         for group in s.optimizer.param_groups:
             group["lr"] = lr
+        if s.overlap is not None:  # run.overlap: the next rollout is collected during this update
+            got, stats, waited = s.overlap.step(s, ppo_update)
+            s.table.league.prune(set(s.table.opponent))
+            record_update(s, got, stats, lr, (waited, time.perf_counter() - started))
+            bar.update(got["steps"])
+            continue
         # 2. rollout
         s.net.eval()
         if remote is None:

@@ -70,8 +70,9 @@ class UpdateProcess(WorkerProcess):
     def __init__(self, net: nn.Module, torch_threads: int) -> None:
         import torch.multiprocessing  # noqa: F401 - shared tensors pickle as handles to their memory
 
-        with torch.random.fork_rng(devices=[]):  # a copy draws nothing; keep the run's stream untouched anyway
-            self.replica = copy.deepcopy(net)
+        # a copy draws no random number; no fork_rng either: its restore would undo what run.overlap's
+        # rollout thread draws meanwhile (training/ppo/overlap.py)
+        self.replica = copy.deepcopy(net)
         self.replica.requires_grad_(False)
         self.replica.share_memory()
         self.grads = [_shared(torch.zeros_like(p)) for p in self.replica.parameters()]
