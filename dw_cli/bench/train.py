@@ -45,6 +45,7 @@ env, the scripted AIs); the rest is GAE and the PPO epochs.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from typing import Any
 
 from training.ppo.config import TrainConfig, from_dict
@@ -98,8 +99,12 @@ def bench_config(
     return from_dict(data)
 
 
-def measure(case: str, seconds: float) -> dict[str, float]:
-    """Return env steps/s and learner decisions/s of training the :data:`CASES` entry ``case`` for ``seconds``.
+def measure(
+    case: str, seconds: float, here: Callable[[str, float, str], dict[str, float]] | None = None
+) -> dict[str, float]:
+    """Return env steps/s and learner decisions/s of training the :data:`CASES` entry ``case`` for ``seconds``
+    (``here``: the function measuring in the fresh process, :func:`measure_here` by default; the GPU bench's
+    is dw_cli/bench/gpu_train.py's).
 
     The case runs in a fresh (spawned) process that dies with this one; interrupted, this process kills it
     (it ignores the group's signals, training/distributed/worker_process.py) and removes its run folder.
@@ -114,7 +119,7 @@ def measure(case: str, seconds: float) -> dict[str, float]:
         pool = ProcessPoolExecutor(max_workers=1, mp_context=spawn, initializer=ignore_stop_signals)
         try:
             with stop_signals_blocked():  # a signal while it starts waits for its initializer
-                run = pool.submit(measure_here, case, seconds, out)
+                run = pool.submit(here or measure_here, case, seconds, out)
             return run.result()
         except BaseException:
             kill_pool(pool)

@@ -61,12 +61,26 @@ def register(subparsers: Any) -> None:
         help="the game (default domain_wheel); alveole, conquer and frontera have the engine benchmark, alveole and "
         "conquer the selfplay one",
     )
+    p.add_argument(
+        "--device",
+        choices=("cpu", "cuda"),
+        default="cpu",
+        help="train only: cuda measures the GPU config's throughput and GPU utilisation (dw_cli/bench/gpu_train.py)",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     seconds = check_seconds(args.seconds)  # before any import or warm-up: nan would never end a loop
     game = getattr(args, "game", "domain_wheel")
+    if getattr(args, "device", "cpu") == "cuda":
+        if args.what != "train" or game != "domain_wheel":
+            asked = f"dw bench {args.what} --game {game}"
+            raise ValueError(f"--device cuda is for dw bench train (Domain Wheel); got {asked}")
+        from dw_cli.bench import gpu_train
+
+        gpu_train.run(seconds=seconds)  # refuses at once without CUDA
+        return 0
     if args.what == "selfplay":  # search-guided training's games: every one by default, or the one named
         from dw_cli.bench import selfplay
 
