@@ -81,3 +81,32 @@ def test_the_cases_run_the_gpu_config_on_cuda_without_warm_start(tmp_path: Path)
     assert overlapped.run.model_dump(exclude={"overlap"}) == plain.run.model_dump(exclude={"overlap"})
     assert packed.env.packed_observations and not overlapped.env.packed_observations
     assert overlapped.network == plain.network and overlapped.ppo == plain.ppo
+
+
+def test_update_tensors_stay_in_place_on_a_cpu() -> None:
+    """device_buffers.to_device on a CPU: the rollout's memory itself, as torch.from_numpy gave before."""
+    import numpy as np
+
+    from training.ppo.device_buffers import to_device
+
+    array = np.arange(6, dtype=np.float32)
+    tensor = to_device(array, torch.device("cpu"))
+    assert tensor.data_ptr() == array.ctypes.data and tensor.dtype == torch.float32
+
+
+def test_update_tensors_cross_to_cuda_pinned_and_non_blocking() -> None:
+    from training.ppo.device_buffers import to_device
+
+    calls: list[tuple[str, object]] = []
+
+    class Host:  # a CPU tensor's two calls, recorded (no GPU here)
+        def pin_memory(self) -> Host:
+            calls.append(("pin_memory", None))
+            return self
+
+        def to(self, device: torch.device, non_blocking: bool = False) -> str:
+            calls.append(("to", (device.type, non_blocking)))
+            return "on the GPU"
+
+    assert to_device(Host(), torch.device("cuda")) == "on the GPU"
+    assert calls == [("pin_memory", None), ("to", ("cuda", True))]
