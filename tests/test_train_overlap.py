@@ -4,11 +4,12 @@ The smoke config (configs/smoke.yaml, no warm start) runs 4 updates of 16 games 
 runs of one seed must end with equal weights (no race between the two threads' random streams); an
 overlapped run stopped after 2 updates and resumed must end as the straight one (the pending rollout and the
 update's generator travel in the checkpoint); the overlapped weights differ from the default run's (the
-behaviour policy really lags one update).
+behaviour policy really lags one update: compared after 2 updates).
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -37,13 +38,15 @@ def _train(run_dir: Path, *sets: str) -> int:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     base = tmp_path_factory.mktemp("overlap")
+    switch = sys.getswitchinterval()
     assert _train(base / "a", "run.overlap=true") == 0
+    assert sys.getswitchinterval() == switch  # overlap.SWITCH_INTERVAL lasts only while both threads run
     assert _train(base / "b", "run.overlap=true") == 0
     assert _train(base / "split", "run.overlap=true", "run.stop_after_updates=2") == 0
     first = checkpoint.load(base / "split" / "checkpoint.pt")
     resume = ["train", "--resume", str(base / "split" / "checkpoint.pt"), "--set", "run.stop_after_updates=0"]
     assert main(resume) == 0
-    assert _train(base / "default") == 0
+    assert _train(base / "default", "run.stop_after_updates=2") == 0
     return {
         "base": base,
         "first": first,
@@ -70,10 +73,10 @@ def test_overlap_resume_continues_exactly(runs: dict[str, Any]) -> None:
 
 
 def test_overlap_trains_with_a_one_update_lag(runs: dict[str, Any]) -> None:
-    """The default run trains rollout 2 on weights W1's actions, the overlapped one on W0's: they part."""
+    """The default run's rollout 2 comes from weights W1, the overlapped run's from W0: after 2 updates they part."""
     assert "overlap" not in runs["default"]["training"]
-    assert runs["default"]["counters"]["updates"] == 4
-    assert not _same_weights(runs["a"], runs["default"])
+    assert runs["default"]["counters"]["updates"] == runs["first"]["counters"]["updates"] == 2
+    assert not _same_weights(runs["first"], runs["default"])
 
 
 def test_an_overlapped_checkpoint_is_refused_without_overlap(runs: dict[str, Any]) -> None:
@@ -183,3 +186,7 @@ def test_update_replicas_are_made_without_forking_the_global_stream(monkeypatch:
     finally:
         threads.close()
     assert len(threads.replicas) == 2 and torch.equal(threads.replicas[1].weight, threads.replicas[0].weight)
+
+
+def test_on_a_cpu_the_rollout_thread_needs_no_stream_of_its_own() -> None:
+    assert overlap.side_stream(torch.device("cpu")) is None

@@ -23,7 +23,9 @@ collects waits in its checkpoint.
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -42,6 +44,21 @@ from policies.checkpoint import CheckpointError
 
 #: the checkpoint entry (under ``training``) of the pending rollout
 ENTRY = "overlap"
+#: Python's thread switch interval while both threads run (seconds; Python's default is 0.005): the update
+#: gives the GIL up at every torch op and, with the rollout thread busy in Python, waited up to the whole
+#: interval to take it back, op after op
+SWITCH_INTERVAL = 0.0002
+
+
+def side_stream(device: torch.device) -> torch.cuda.Stream | None:
+    """Return a CUDA stream for the rollout thread's passes on ``device`` (None on a CPU), after the current
+    stream's work (the behaviour weights' copy): on one stream the rollout's kernels would queue behind the
+    update's."""
+    if device.type != "cuda":
+        return None
+    stream = torch.cuda.Stream(device)
+    stream.wait_stream(torch.cuda.current_stream(device))
+    return stream
 
 
 def carry_into(source: Any, target: Any) -> None:
@@ -114,9 +131,15 @@ class Pipeline:
             self.pending = self.collect(s.table, s.rollout, s.net, s.frozen, steps, collect_ctx)
         self.behaviour.load_state_dict(s.net.state_dict())
         carry_into(s.rollout, self.spare)
-        collector = Collector.start(
-            lambda: self.collect(s.table, self.spare, self.behaviour, s.frozen, steps, collect_ctx)
-        )
+        stream = side_stream(s.ctx["device"])
+
+        def collect() -> dict[str, Any]:
+            with contextlib.nullcontext() if stream is None else torch.cuda.stream(stream):
+                return self.collect(s.table, self.spare, self.behaviour, s.frozen, steps, collect_ctx)
+
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL)  # see SWITCH_INTERVAL
+        collector = Collector.start(collect)
         try:
             s.net.train()
             waited = time.perf_counter() - waited
@@ -124,6 +147,9 @@ class Pipeline:
         finally:
             waiting = time.perf_counter()
             got_next = collector.result()  # always joined: no thread outlives a failed update
+            sys.setswitchinterval(switch)
+            if stream is not None:  # the next weights' copy waits for the rollout's last kernels
+                torch.cuda.current_stream(stream.device).wait_stream(stream)
             waited += time.perf_counter() - waiting
         got, self.pending = self.pending, got_next
         s.rollout, self.spare = self.spare, s.rollout
