@@ -389,14 +389,21 @@ class HexPolicyNet(nn.Module):
             scores = self.cell_head(x[source, self.cell_row[where]]).squeeze(-1)
         else:
             n = z.shape[1]
-            per_land = c // n
-            chosen, share = self.phase_planes(cells, n)
+            at = self.cell_row[where]
+            if exporting():  # an exporter records the dense planes (scored_cells' product)
+                chosen, share = self.phase_planes(cells, n)
+                land = chosen.view(b, n, c // n).sum(2) > 0
+            else:  # the same numbers from the scored cells alone: no pass over every cell's planes
+                share, land, picks = self.candidate_planes(cells[rows, where], rows, at, b, n)
             z = F.relu(z + self.phase_land(share.to(x.dtype)))
             t = {name: getattr(self, name) for name in TABLES}
             for layer in self.land_layers:
                 z = layer(z, t)
-            mine, selected = self.scored_cells(x, chosen, member, source, self.cell_row[where])
-            land = (chosen.view(b, n, per_land).sum(2) > 0).to(x.dtype)  # [B, L]: the selected piece's land
+            if exporting():
+                mine, selected = self.scored_cells(x, chosen, member, source, at)
+            else:
+                mine, selected = self.scored_picks(x, picks, member, source, at, b)
+            land = land.to(x.dtype)  # [B, L]: the selected piece's land
             glob_h = glob_h + self.phase_glob(glob) + self.selected_in(selected)
             context = (mine, self.land_out(z), selected, land, glob_h, cells)
             scores = self.candidate_scores(context, rows, where)
@@ -412,6 +419,39 @@ class HexPolicyNet(nn.Module):
         b, c, k = cells.shape
         planes = cells.index_select(1, self.land_cells).float()
         return planes[:, :, 0], planes.view(b, n, c // n, k).mean(2)
+
+    def candidate_planes(
+        self, planes: Tensor, rows: Tensor, at: Tensor, b: int, n: int
+    ) -> tuple[Tensor, Tensor, tuple[Tensor, Tensor, Tensor]]:
+        """Return what :meth:`phase_planes` gives the heads, from the scored cells' phase planes alone.
+
+        ``planes`` [K, 8]: the phase planes of the scored cells (``rows``, land-major rows ``at``), every cell
+        with a plane set; the planes are 0/1 (dw_env/envs/observation.py), so the cells left out add nothing.
+        Returns each land's share of every plane [B, n, 8] (a sum of 0/1 values is exact in any order, and
+        ``sum / k`` is ``mean``'s number), whether the selected piece is in each land [B, n], and the selected
+        cells (observation row, land-major row, plane value): one a row at most (rule 3.2), in row order, as
+        ``nonzero`` of the dense plane lists them. A pass over [B, C, 8] planes cost more than the heads'
+        other work on a standard-map chunk of 112 decisions (the planes' gather, float copy and mean).
+        """
+        per_land = self.geometry.num_cells // n
+        values = planes.float()
+        sums = values.new_zeros(b, n, values.shape[1]).index_put_((rows, at // per_land), values, accumulate=True)
+        share = sums / per_land
+        pick = (planes[:, 0] != 0).nonzero(as_tuple=True)[0]
+        return share, share[:, :, 0] > 0, (rows[pick], at[pick], values[pick, 0])
+
+    @staticmethod
+    def scored_picks(
+        x: Tensor, picks: tuple[Tensor, Tensor, Tensor], member: Tensor | None, source: Tensor, at: Tensor, b: int
+    ) -> tuple[Tensor, Tensor]:
+        """Return :meth:`scored_cells`' two results from the selected cells ``picks`` (observation row, land-major
+        row, plane value; :meth:`candidate_planes`) instead of the dense ``selected`` plane: the same gathers
+        in the same order, so the same numbers and the same gradient of ``x``."""
+        rows, cell, value = picks
+        picked = x[torch.cat([source, trunk_rows(rows, member)]), torch.cat([at, cell])]
+        mine, sel = picked.split([source.shape[0], rows.shape[0]])
+        sel = sel * value.to(x.dtype).unsqueeze(1)
+        return mine, x.new_zeros(b, x.shape[2]).index_add(0, rows, sel)
 
     @staticmethod
     def scored_cells(
