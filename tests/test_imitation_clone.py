@@ -142,3 +142,23 @@ def test_collect_parallel_plays_the_games_in_flight_across_workers() -> None:
     for key in ("obs", "masks", "actions", "values"):
         np.testing.assert_array_equal(data[key], np.concatenate([part[key] for part in parts]))
     assert 300 <= len(data["actions"]) < 300 + 2 * 32  # each worker stops within one step of its share
+
+
+def test_a_clone_reports_each_epoch_and_returns_the_last_epochs_figures(demos) -> None:  # type: ignore[no-untyped-def]
+    """A long warm start prints a line per epoch (training/ppo/imitation.py warm_start): it must not look hung."""
+    net = network()
+    seen: list[tuple[int, dict[str, float]]] = []
+    torch.manual_seed(7)
+    stats = clone(
+        net,
+        demos,
+        epochs=3,
+        learning_rate=1e-2,
+        batch_size=BATCH,
+        device=torch.device("cpu"),
+        report=lambda epoch, figures: seen.append((epoch, dict(figures))),
+    )
+    assert [epoch for epoch, _ in seen] == [1, 2, 3]
+    assert seen[-1][1] == stats
+    assert all(0.0 <= figures["accuracy"] <= 1.0 and figures["loss"] > 0 for _, figures in seen)
+    assert seen[-1][1]["loss"] < seen[0][1]["loss"]  # the figures are each epoch's own, and training lowers them

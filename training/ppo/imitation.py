@@ -14,6 +14,7 @@ final terminal reward), which gives the critic a sensible start.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -185,8 +186,12 @@ def clone(
     batch_size: int,
     device: Any,
     threads: Any = None,
+    report: Callable[[int, dict[str, float]], None] | None = None,
 ) -> dict[str, float]:
     """Train ``net`` to choose the teacher's actions (cross-entropy over legal actions) and predict outcomes.
+
+    ``report(epoch, stats)`` is called after each epoch (1-based) with that epoch's mean loss and accuracy: a
+    clone of a few hundred thousand decisions takes many minutes on a CPU, and a silent one looks hung.
 
     Each minibatch runs in cache-sized chunks (``policies.domain_wheel.network.chunk_rows``) on ``threads``
     (a :class:`training.ppo.network_threads.NetworkThreads`: the trainer's, so the clone uses every core the PPO
@@ -206,7 +211,7 @@ def clone(
     size = len(demos["obs"])
     net.train()
     stats: dict[str, float] = {}
-    for _ in range(epochs):
+    for epoch in range(1, epochs + 1):
         order = torch.randperm(size, device=device)
         losses, correct = [], 0.0
         for start in range(0, size, batch_size):
@@ -225,6 +230,8 @@ def clone(
             losses.append(float(sums["loss"]))
             correct += float(sums["correct"])
         stats = {"loss": float(np.mean(losses)), "accuracy": correct / size}
+        if report is not None:
+            report(epoch, stats)
     return stats
 
 
@@ -241,6 +248,19 @@ def warm_start(net: Any, config: TrainConfig, writer: Any, device: Any, threads:
     data = collect_parallel(
         config.options, im.teacher, im.decisions, seed=config.run.seed, workers=workers, game_id=config.game_id
     )
+    print(
+        f"warm start: {len(data['actions']):,} decisions of {im.teacher} collected in "
+        f"{time.perf_counter() - started:.0f} s; cloning for {im.epochs} epochs",
+        flush=True,
+    )
+
+    def report(epoch: int, stats: dict[str, float]) -> None:
+        print(
+            f"warm start: epoch {epoch}/{im.epochs}, loss {stats['loss']:.4f}, accuracy {stats['accuracy']:.1%}, "
+            f"{time.perf_counter() - started:.0f} s",
+            flush=True,
+        )
+
     stats = clone(
         net,
         data,
@@ -249,6 +269,7 @@ def warm_start(net: Any, config: TrainConfig, writer: Any, device: Any, threads:
         batch_size=im.batch_size,
         device=device,
         threads=threads,
+        report=report,
     )
     for name, value in stats.items():
         writer.add_scalar(f"imitation/{name}", value, 0)
