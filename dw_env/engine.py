@@ -23,7 +23,7 @@ from dw_env.geometry import Geometry, build_geometry
 from dw_env.info import COUNTDOWN_TURNS, LIBERATION_TURNS, NUM_PLAYERS, PLAYER_NAMES
 from dw_env.options import GameOptions
 from dw_env.rules import layout as lay
-from dw_env.rules.handle import GameHandle, entries_for
+from dw_env.rules.handle import GameHandle, build
 from dw_env.rules.territory import score as _score
 from dw_env.rules.territory import territory as _territory
 from gamecore.arrays import check_layout
@@ -229,6 +229,13 @@ def check_action(move: Any, num_cells: int) -> tuple[int, int]:
 
 
 _STATE_FIELDS = frozenset({"options", "board", "lands", "scalars"})
+_I8, _I16, _I32 = np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32)
+
+
+def _standard(array: NDArray[Any], ndim: int, dtype: np.dtype[Any]) -> bool:
+    """Return True if ``array`` has the layout :func:`check_state` demands (its handle type is then known)."""
+    flags = array.flags
+    return flags.c_contiguous and flags.writeable and array.ndim == ndim and array.dtype == dtype
 
 
 @dataclass(eq=False)
@@ -251,10 +258,10 @@ class Game:
         geometry = check_state(self.options, self.board, self.lands, self.scalars)
         self._setup(geometry)
 
-    def _setup(self, geometry: Geometry) -> None:
+    def _setup(self, geometry: Geometry, tables: KernelTables | None = None) -> None:
         self.geometry = geometry
         self._num_cells = geometry.num_cells
-        self._tables = kernel_tables(self.options)
+        self._tables = kernel_tables(self.options) if tables is None else tables  # a copy passes its own
         self._work = new_workspace(self.geometry)
         self._kinds = np.zeros(self.geometry.num_cells, dtype=np.int8)
         self._dlist = np.zeros(self.geometry.num_cells, dtype=np.int32)
@@ -271,13 +278,25 @@ class Game:
         """
         h = self._handle
         if h is None:
-            h = GameHandle(  # type: ignore[no-untyped-call]
-                self._tables, self._work, self.board, self.lands, self.scalars,
+            board, lands, scalars = self.board, self.lands, self.scalars
+            fields = (
+                self._tables, self._work, board, lands, scalars,
                 self._mask, self._movable, self._kinds, self._dlist,
             )  # fmt: skip
+            standard = _standard(board, 1, _I8) and _standard(lands, 2, _I16) and _standard(scalars, 1, _I32)
+            h, entries = build(fields, standard)
             object.__setattr__(self, "_handle", h)
-            object.__setattr__(self, "_entries", entries_for(h))
+            object.__setattr__(self, "_entries", entries)
         return h, self._entries
+
+    def handle(self) -> GameHandle:
+        """Return this game's compiled handle over its checked arrays (built on first use, then the same).
+
+        For internal callers with compiled kernels of their own (the scripted AIs' toolkit): a kernel
+        that takes the handle reads the arrays :func:`check_state` accepted without numba typing them
+        again (docs/ENGINE.md). Anything that does not come from the handle is the caller's to check.
+        """
+        return self._handle or self._bind()[0]
 
     def __getstate__(self) -> dict[str, Any]:
         """Return the state to pickle or deep-copy: everything but the compiled handle, rebuilt on first use."""
@@ -320,9 +339,11 @@ class Game:
 
     def copy(self) -> Game:
         """Return an independent copy of this game (its arrays were checked when it was built)."""
-        return Game.of_checked_arrays(
-            self.options, self.geometry, self.board.copy(), self.lands.copy(), self.scalars.copy()
-        )
+        new = object.__new__(Game)
+        board, lands, scalars = self.board.copy(), self.lands.copy(), self.scalars.copy()
+        new.__dict__.update(options=self.options, board=board, lands=lands, scalars=scalars)
+        new._setup(self.geometry, self._tables)  # the tables are this game's: no cache lookup by options
+        return new
 
     @classmethod
     def of_checked_arrays(

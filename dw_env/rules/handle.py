@@ -101,6 +101,40 @@ _EXTRA_ARGS: dict[str, tuple[types.Type, ...]] = {
 _BOUND: dict[Any, EntryPoints] = {}
 
 
+@njit(cache=True, nogil=True)
+def new_handle(G, W, board, lands, scalars, mask, movable, kinds, dlist):  # type: ignore[no-untyped-def]
+    """Return a new handle over the given arrays (compiled once per handle type; see :func:`build`)."""
+    return GameHandle(G, W, board, lands, scalars, mask, movable, kinds, dlist)
+
+
+#: per kernel tables ``G`` (one tuple per options, cached by the engine): the tables, the compiled
+#: constructor of the handle type of a game in the standard layout, and that type's entry points
+_BY_TABLES: dict[int, tuple[Any, Any, EntryPoints]] = {}
+
+
+def build(fields: tuple[Any, ...], standard: bool) -> tuple[GameHandle, EntryPoints]:
+    """Return a new handle over ``fields`` (in :data:`FIELDS` order) and the entry points of its type.
+
+    ``standard`` says the state arrays are in the layout :func:`dw_env.engine.check_state` demands
+    (writeable, C-contiguous, the layout's dtypes and ranks) and the other fields are the engine's own
+    (its cached tables, a fresh workspace and buffers): then every such handle over the same tables has
+    one numba type, so from the second on the constructor compiled for that type is called directly,
+    without the dispatcher typing the 25 arrays again (a game copied per decision paid that at every copy).
+    Any other layout goes through the dispatcher, which types it and compiles for it.
+    """
+    known = _BY_TABLES.get(id(fields[0])) if standard else None
+    if known is not None and known[0] is fields[0]:
+        h: GameHandle = known[1](*fields)
+        return h, known[2]
+    h = new_handle(*fields)  # not GameHandle(*fields): numba compiles the proxy's constructor in every process
+    entries = entries_for(h)
+    if standard:
+        signature = tuple(h._type.field_dict.values())  # type: ignore[attr-defined]
+        new_handle.compile(signature)
+        _BY_TABLES[id(fields[0])] = (fields[0], new_handle.get_overload(signature), entries)
+    return h, entries
+
+
 def entries_for(h: GameHandle) -> EntryPoints:
     """Return the entry points bound to ``h``'s numba type (one :class:`EntryPoints` per type, shared).
 
