@@ -17,7 +17,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dw_env.engine import Game, Move
-from policies.domain_wheel import kernels
 from policies.domain_wheel import toolkit as tk
 from policies.domain_wheel.scripted import ScriptedPolicy, would_win_with_centre
 
@@ -72,8 +71,6 @@ class RaiderPolicy(ScriptedPolicy):
 
     def raid_values(self, sit: tk.Situation, p: int) -> NDArray[np.float64]:
         """Return per land the raid value of spec 6.4 (0 for lands that are not rival-owned)."""
-        game = sit.game
-        assert game is not None
         owner = sit.owner
         values = np.zeros(sit.geometry.num_lands)
         top = int(sit.scores.max())
@@ -81,7 +78,7 @@ class RaiderPolicy(ScriptedPolicy):
         for q in range(3):
             if q == p or not np.any((owner == q) & ~sit.is_start):
                 continue
-            kernels.territory_cuts(game._tables, game.lands, q, sit.territory[q], sit._mark, sit._queue, cuts)
+            sit.kernels.territory_cuts(sit.handle, q, sit.territory[q], sit._mark, sit._queue, cuts)
             mine = (owner == q) & ~sit.is_start
             factor = 2.0 if int(sit.scores[q]) == top else 1.0
             values[mine] = sit.points[mine] * factor + np.where(cuts[mine] > 0, CUT_BONUS, 0.0)

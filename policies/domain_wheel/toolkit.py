@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,9 +29,8 @@ from dw_env.engine import Game, Move
 from dw_env.geometry import Geometry
 from dw_env.info import LIBERATION_TURNS, NUM_PLAYERS
 from dw_env.rules import layout as lay
-from dw_env.rules.territory import conquest_holds as _conquest_holds
-from dw_env.rules.territory import liberation_holds as _liberation_holds
 from policies.domain_wheel import kernels
+from policies.domain_wheel import toolkit_handle as th
 
 I32 = NDArray[np.int32]
 F64 = NDArray[np.float64]
@@ -84,6 +84,8 @@ class Situation:
         self.centre = g.centre_land
         self.radius = g.land_radius
         self.game: Game | None = None
+        self.handle: Any = None  # the game's compiled handle, and the toolkit's kernels bound to its type
+        self.kernels: Any = None
         self.seat = 0
         self.owner: NDArray[np.int16] = np.zeros(num_lands, dtype=np.int16)
         self.entries_ready = False
@@ -93,12 +95,10 @@ class Situation:
         self.game = game
         self.seat = seat
         self.owner = game.lands[lay.OWNER]
-        kernels.analyse(
-            game._tables,
-            game.board,
-            game.lands,
-            game.scalars,
-            game._work,
+        h = self.handle = game.handle()
+        k = self.kernels = th.entries_for(h)
+        k.analyse(
+            h,
             self.territory,
             self.dist,
             self.counts,
@@ -108,10 +108,8 @@ class Situation:
             self.king_land,
             self.seated,
         )
-        kernels.king_turns(
-            game._tables,
-            game.lands,
-            game.scalars,
+        k.king_turns(
+            h,
             seat,
             self.territory[seat],
             self.radius,
@@ -181,29 +179,16 @@ def liberation_need(sit: Situation, p: int, land: int) -> int:
 
 def conquest_holds(sit: Situation, p: int, land: int, starting: bool) -> bool:
     """Return CQ(p, land) (rules 6.1, 6.2, 6.8) by the engine's own kernel on the analysed state."""
-    game = sit.game
-    assert game is not None
     return bool(
-        _conquest_holds(
-            game._tables,
-            game.lands,
-            game.scalars,
-            sit.counts,
-            sit.territory[p],
-            sit.dist[p],
-            p,
-            land,
-            starting,
-            int(sit.scores[p]),
+        sit.kernels.conquest_holds(
+            sit.handle, sit.counts, sit.territory[p], sit.dist[p], p, land, bool(starting), int(sit.scores[p])
         )
     )
 
 
 def liberation_holds(sit: Situation, p: int, land: int) -> bool:
     """Return LB(p, land) (rule 7.1) by the engine's own kernel on the analysed state."""
-    game = sit.game
-    assert game is not None
-    return bool(_liberation_holds(game._tables, game.lands, game.scalars, sit.counts, sit.dist[p], p, land))
+    return bool(sit.kernels.liberation_holds(sit.handle, sit.counts, sit.dist[p], p, land))
 
 
 def centre_open(sit: Situation, p: int) -> bool:
@@ -366,14 +351,8 @@ def can_win_by_request(game: Game, p: int, strict: bool = True) -> bool:
 # ---- moves ------------------------------------------------------------------------------------
 def king_toward(sit: Situation, land: int) -> Move | None:
     """Return the legal king move that best approaches ``land``'s throne, or None (rules 4.4, 4.8, 4.9)."""
-    game = sit.game
-    assert game is not None
-    dst = kernels.king_toward(
-        game._tables,
-        game.board,
-        game.lands,
-        game.scalars,
-        game._work,
+    dst = sit.kernels.king_toward(
+        sit.handle,
         sit.kinds,
         sit.dlist,
         sit.seat,
@@ -389,11 +368,7 @@ def king_toward(sit: Situation, land: int) -> Move | None:
 
 def king_into(sit: Situation, land: int) -> Move | None:
     """Return a legal king move into ``land`` (nearest its throne), or None."""
-    game = sit.game
-    assert game is not None
-    dst = kernels.king_into_land(
-        game._tables, game.board, game.lands, game.scalars, game._work, sit.kinds, sit.dlist, sit.seat, land
-    )
+    dst = sit.kernels.king_into_land(sit.handle, sit.kinds, sit.dlist, sit.seat, land)
     return Move(sit.king_cell, int(dst)) if dst >= 0 else None
 
 
@@ -406,19 +381,20 @@ def knight_toward(sit: Situation, land: int, allowed: NDArray[np.int8], dist: I3
     game = sit.game
     assert game is not None
     p = sit.seat
-    kernels.knight_toward(
-        game._tables,
-        game.board,
-        game.lands,
-        game.scalars,
-        game._work,
+    dist_p = sit.dist[p] if dist is None else dist
+    if th.fits(allowed, th.INT8, sit.geometry.num_cells) and th.fits(dist_p, th.INT32, sit.geometry.num_lands):
+        call, first = sit.kernels.knight_toward, (sit.handle,)
+    else:  # an array of another layout: the dispatcher types it (and refuses a wrong one)
+        call, first = kernels.knight_toward, (game._tables, game.board, game.lands, game.scalars, game._work)
+    call(
+        *first,
         sit.kinds,
         sit.dlist,
         p,
         land,
         allowed,
         sit.territory[p],
-        sit.dist[p] if dist is None else dist,
+        dist_p,
         sit.radius,
         sit._pair,
         sit._comp,
@@ -438,12 +414,12 @@ def knight_entries(sit: Situation, allowed: NDArray[np.int8]) -> tuple[I32, I32]
     game = sit.game
     assert game is not None
     if not sit.entries_ready:
-        kernels.knight_entries(
-            game._tables,
-            game.board,
-            game.lands,
-            game.scalars,
-            game._work,
+        if th.fits(allowed, th.INT8, sit.geometry.num_cells):
+            call, first = sit.kernels.knight_entries, (sit.handle,)
+        else:  # an array of another layout: the dispatcher types it (and refuses a wrong one)
+            call, first = kernels.knight_entries, (game._tables, game.board, game.lands, game.scalars, game._work)
+        call(
+            *first,
             sit.kinds,
             sit.dlist,
             sit.seat,
