@@ -238,6 +238,15 @@ def _standard(array: NDArray[Any], ndim: int, dtype: np.dtype[Any]) -> bool:
     return flags.c_contiguous and flags.writeable and array.ndim == ndim and array.dtype == dtype
 
 
+def standard_layout(board: NDArray[Any], lands: NDArray[Any], scalars: NDArray[Any]) -> bool:
+    """Return True if the state arrays have the memory layout :func:`check_state` demands.
+
+    Every such state has one numba type, so a kernel compiled for it may be called directly, without the
+    dispatcher typing the arrays at each call (docs/ENGINE.md); any other layout must go through the dispatcher.
+    """
+    return _standard(board, 1, _I8) and _standard(lands, 2, _I16) and _standard(scalars, 1, _I32)
+
+
 @dataclass(eq=False)
 class Game:
     """One game of Domain Wheel: options plus the state arrays; actions mutate it in place.
@@ -283,8 +292,7 @@ class Game:
                 self._tables, self._work, board, lands, scalars,
                 self._mask, self._movable, self._kinds, self._dlist,
             )  # fmt: skip
-            standard = _standard(board, 1, _I8) and _standard(lands, 2, _I16) and _standard(scalars, 1, _I32)
-            h, entries = build(fields, standard)
+            h, entries = build(fields, standard_layout(board, lands, scalars))
             object.__setattr__(self, "_handle", h)
             object.__setattr__(self, "_entries", entries)
         return h, self._entries

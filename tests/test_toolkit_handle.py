@@ -19,6 +19,7 @@ from policies.domain_wheel import kernels
 from policies.domain_wheel import toolkit as tk
 from policies.domain_wheel import toolkit_handle as th
 from policies.domain_wheel.balanced import BalancedPolicy
+from policies.domain_wheel.two_phase import TwoPhaseDriver
 
 SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=40)
 
@@ -101,3 +102,20 @@ def test_only_c_contiguous_rows_of_the_bound_dtype_and_size_take_the_bound_path(
     assert not th.fits(np.ones((cells, 2), np.int8)[:, 0], th.INT8, cells)  # strided
     assert not th.fits(np.ones(cells + 1, np.int8), th.INT8, cells)
     assert not th.fits([1] * cells, th.INT8, cells)
+
+
+def test_two_phase_driver_encodes_through_the_bound_encoder_as_the_dispatcher_does(midgame: Game) -> None:
+    driver = TwoPhaseDriver(SMALL)
+    obs, mask = (a.copy() for a in driver.encode(midgame, midgame.turn))
+    assert driver._encode is not None and not isinstance(driver._encode, Dispatcher)
+    src = int(midgame.movable_cells()[0])
+    phase2 = [a.copy() for a in driver.encode(midgame, midgame.turn, selected=src)]
+    wide = np.zeros((midgame.board.size, 2), dtype=np.int8)
+    wide[:, 0] = midgame.board
+    strided = Game.of_checked_arrays(SMALL, midgame.geometry, wide[:, 0], midgame.lands, midgame.scalars)
+    fresh = TwoPhaseDriver(SMALL)  # a strided board goes through the dispatcher, which types its layout
+    np.testing.assert_array_equal(fresh.encode(strided, midgame.turn)[0], obs)
+    np.testing.assert_array_equal(fresh.encode(strided, midgame.turn)[1], mask)
+    assert fresh._encode is None
+    for got, want in zip(fresh.encode(strided, midgame.turn, selected=src), phase2, strict=True):
+        np.testing.assert_array_equal(got, want)

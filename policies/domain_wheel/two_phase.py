@@ -16,12 +16,13 @@ observation's shape (:func:`map_key`): a package holds one graph per accepted ma
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
+from numba import typeof
 from numpy.typing import NDArray
 
-from dw_env.engine import END_REQUEST_MOVE, PASS_MOVE, Game, Move, kernel_tables, new_workspace
+from dw_env.engine import END_REQUEST_MOVE, PASS_MOVE, Game, Move, kernel_tables, new_workspace, standard_layout
 from dw_env.envs.actions import frames_of
 from dw_env.envs.observation import (
     CTRL_PHASE,
@@ -74,6 +75,8 @@ class TwoPhaseDriver:
         self.obs = np.zeros(self.layout.size, dtype=np.int8)
         self.mask = np.zeros(self.layout.mask_size, dtype=np.int8)
         self._ctrl = np.array([0, -1], dtype=np.int32)
+        self._frame_tables = self._frames.kernel_tables()
+        self._encode: Any = None  # the encoder compiled for games in the standard layout, bound on first use
 
     def encode(self, game: Game, viewer: int, selected: int = -1) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
         """Return ``viewer``'s (observation, mask) views: phase 1, or phase 2 with map cell ``selected`` chosen.
@@ -83,25 +86,25 @@ class TwoPhaseDriver:
         # the compiled encoder indexes its frame tables by viewer and cell: check both here, cheaply
         if isinstance(viewer, bool) or not isinstance(viewer, int | np.integer) or not 0 <= viewer < NUM_PLAYERS:
             raise ValueError(f"viewer must be a seat 0..{NUM_PLAYERS - 1}, got {brief(viewer)}")
-        if selected >= self.geometry.num_cells or game.options != self.options:
+        if selected >= self.geometry.num_cells or (game.options is not self.options and game.options != self.options):
             raise ValueError(
                 f"selected cell {brief(selected)} or the game's options do not fit this driver's map "
                 f"({map_text(map_key(self.options))}, {self.geometry.num_cells} cells)"
             )
         self._ctrl[CTRL_PHASE], self._ctrl[CTRL_SELECTED] = (0, -1) if selected < 0 else (1, selected)
-        encode_observation(
-            self._tables,
-            self._frames.kernel_tables(),
-            game.board,
-            game.lands,
-            game.scalars,
-            self._ctrl,
-            viewer,
-            self._work,
-            self._enc_work,
-            self.obs,
-            self.mask,
-        )
+        args = (
+            self._tables, self._frame_tables, game.board, game.lands, game.scalars, self._ctrl, int(viewer),
+            self._work, self._enc_work, self.obs, self.mask,
+        )  # fmt: skip
+        if not standard_layout(game.board, game.lands, game.scalars):
+            encode_observation(*args)  # another layout: the dispatcher types it
+        elif self._encode is not None:
+            self._encode(*args)  # the search encodes a dozen times per position: no typing of 25 arrays each
+        else:
+            signature = tuple(typeof(a) for a in args)
+            encode_observation.compile(signature)
+            self._encode = encode_observation.get_overload(signature)
+            self._encode(*args)
         return self.obs, self.mask
 
     def cell_of(self, viewer: int, action: int) -> int:
