@@ -14,6 +14,9 @@ the value given here::
     learn:   games_per_iteration, buffer_size, batch_size, updates_per_iteration, learning_rate, weight_decay,
              symmetries (each minibatch position drawn in one of the board's symmetric images)
     eval:    games, opponents (the game's scripted seats the bare network meets after every iteration)
+    value_fit: (Domain Wheel only, ``game.name: domain_wheel``) games, lineups, opening_plies, held_out,
+             epochs, batch_size, learning_rate, weight_decay, reinit: the warm start that refits the value
+             head of ``network.init_from`` to game outcomes, the policy frozen (training/search_guided/value_fit.py)
 
 Validation is as strict as PPO's: an unknown section or key, a value of the wrong type or out of range is an
 error naming the key, the value received (bounded) and what is allowed. The YAML is read by
@@ -85,6 +88,22 @@ class EvalConfig(_Section):
     opponents: list[str] = Field(default_factory=lambda: ["random"], max_length=16)
 
 
+class ValueFitConfig(_Section):
+    """Domain Wheel's warm start (training/search_guided/value_fit.py): the value head refitted to outcomes."""
+
+    games: int = Field(60, ge=1, le=10**6)
+    lineups: list[str] = Field(
+        default_factory=lambda: ["network,network,network", "network,balanced,balanced"], min_length=1, max_length=64
+    )
+    opening_plies: int = Field(3, ge=0, le=60)
+    held_out: float = Field(0.2, ge=0.0, lt=1.0, allow_inf_nan=False)
+    epochs: int = Field(20, ge=0, le=10_000)
+    batch_size: int = Field(256, ge=1, le=65_536)
+    learning_rate: float = Field(1e-3, gt=0.0, le=1.0, allow_inf_nan=False)
+    weight_decay: float = Field(0.0, ge=0.0, le=1.0, allow_inf_nan=False)
+    reinit: bool = False
+
+
 class Config(_Section):
     algo: Literal["search_guided"]
     run: RunConfig = RunConfig()
@@ -93,6 +112,7 @@ class Config(_Section):
     search: SearchConfig = SearchConfig()
     learn: LearnConfig = LearnConfig()
     eval: EvalConfig = EvalConfig()
+    value_fit: ValueFitConfig = ValueFitConfig()
 
     def to_dict(self) -> dict[str, Any]:
         """Return the config as plain data (what :func:`from_dict` reads back)."""
@@ -140,7 +160,9 @@ def from_dict(data: dict[str, Any], overrides: Sequence[str] = ()) -> Config:
         hint = f"; allowed: {allowed}" if allowed else ""
         raise ConfigError(f"{where}: {first['msg']}, got {brief(first.get('input'))}{hint}") from None
     if not isinstance(config.game.get("name"), str):
-        raise ConfigError(f"game.name: must name a board game (alveole, conquer), got {brief(config.game.get('name'))}")
+        raise ConfigError(
+            f"game.name: must name a game (alveole, conquer, domain_wheel), got {brief(config.game.get('name'))}"
+        )
     return config
 
 

@@ -228,6 +228,10 @@ def train(
 
     from policies import checkpoint, games
 
+    if config.game["name"] == "domain_wheel":  # so far its warm start alone: the value refit (value_fit.py)
+        from training.search_guided import value_fit
+
+        return value_fit.train(config, resume, run_dir, overwrite)
     torch.set_num_threads(config.run.torch_threads)
     adapter = games.get(config.game["name"])
     if not hasattr(adapter, "make_network"):
