@@ -201,3 +201,11 @@ def test_bad_lineups_are_refused_before_any_game(
 def test_value_fit_config_refuses_unknown_keys(run: dict[str, Any], tmp_path: Path) -> None:
     with pytest.raises(sg.ConfigError, match="value_fit.gmaes.*allowed: games"):
         tiny_config(run["source"], tmp_path, gmaes=3)
+
+
+def test_search_guided_runs_the_value_fit_for_domain_wheel(run: dict[str, Any], tmp_path: Path) -> None:
+    """``algo: search_guided`` with ``game.name: domain_wheel`` is this stage (what ``dw train`` calls)."""
+    from training.search_guided.search_guided import train
+
+    with pytest.raises(ValueError, match="seats three players"):
+        train(tiny_config(run["source"], tmp_path, lineups=["network"]), run_dir=tmp_path / "bad")
