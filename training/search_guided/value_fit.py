@@ -47,6 +47,10 @@ class Samples:
     """The collected samples: value-head inputs, targets, the game each came from and whether its viewer acted."""
 
     def __init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget every sample."""
         self.features: list[NDArray[np.float32]] = []
         self.targets: list[NDArray[np.float32]] = []
         self.games: list[NDArray[np.int32]] = []
@@ -79,7 +83,7 @@ class Samples:
 
     def load(self, state: dict[str, Any]) -> None:
         """Restore :meth:`state`'s samples."""
-        self.__init__()  # type: ignore[misc]
+        self.clear()
         if int(state["targets"].shape[0]):
             self.features = [state["features"].numpy()]
             self.targets = [state["targets"].numpy()]
