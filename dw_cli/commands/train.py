@@ -107,6 +107,10 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+#: what ``--set`` may change when a search-guided run is resumed
+SEARCH_GUIDED_RESUME_OVERRIDABLE = ("run.iterations", "run.selfplay_workers", "run.cluster")
+
+
 def _is_search_guided(args: argparse.Namespace) -> bool:
     """Return whether the run is a search-guided one (``algo: search_guided`` in its config or checkpoint)."""
     from training.search_guided import config as sg
@@ -131,17 +135,24 @@ def _run_search_guided(args: argparse.Namespace) -> int:
     if args.resume is not None:
         if args.config is not None:
             raise ValueError("--resume continues a run with the config saved in its checkpoint; do not pass --config")
-        for text in args.overrides:
-            if text.partition("=")[0].strip() != "run.iterations":
+        for text in args.overrides:  # the worker count and the cluster change where games run, not the run
+            if text.partition("=")[0].strip() not in SEARCH_GUIDED_RESUME_OVERRIDABLE:
                 raise ValueError(
                     f"--set {brief(text.partition('=')[0].strip())} cannot change when resuming; "
-                    "allowed: run.iterations"
+                    f"allowed: {', '.join(SEARCH_GUIDED_RESUME_OVERRIDABLE)}"
                 )
         config = sg.from_dict(checkpoint.load(args.resume)["config"], args.overrides)
     else:
         config = sg.load(args.config, args.overrides)
     result = train(config, resume=args.resume, run_dir=args.run_dir, overwrite=args.overwrite)
     c = result["counters"]
+    if result["interrupted"]:
+        print(
+            f"dw train: stopped by {result['interrupted']} after {c['iterations']} iterations; checkpoint and "
+            f"policy written to {result['run_dir']}; continue with: dw train --resume {result['run_dir']}",
+            file=sys.stderr,
+        )
+        return int(result["exit_code"])
     print(
         f"search-guided: {c['iterations']} iterations, {c['games']:,} self-play games, {c['moves']:,} moves "
         f"({c['targets']:,} training targets), {c['samples']:,} learner samples in {c['seconds'] / 60:.1f} min; "

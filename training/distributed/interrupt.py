@@ -41,7 +41,9 @@ def raise_interrupted(signum: int, frame: FrameType | None) -> None:
 class StopRequest:
     """Context manager: catches the stop signals while a run is in progress (main thread only)."""
 
-    def __init__(self) -> None:
+    def __init__(self, stopping: str = "stopping after the current update, then writing the checkpoint") -> None:
+        """``stopping``: what the run does on the first signal, as the message printed then says it."""
+        self.stopping = stopping
         self.signum: int | None = None
         self._abort = False
         self._previous: dict[int, Any] = {}
@@ -68,8 +70,7 @@ class StopRequest:
             raise Interrupted(signum)
         self.signum = signum
         print(
-            f"\n{signal.Signals(signum).name}: stopping after the current update, then writing the checkpoint "
-            f"(send it again to abort without saving)",
+            f"\n{signal.Signals(signum).name}: {self.stopping} (send it again to abort without saving)",
             file=sys.stderr,
             flush=True,
         )

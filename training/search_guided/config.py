@@ -5,7 +5,9 @@ the value given here::
 
     algo:    search_guided (required: a config without it is a PPO config, training/ppo/config.py)
     run:     name, seed, out_dir, iterations, checkpoint_every, torch_threads, device (the learner's: auto
-             picks a GPU when torch sees one; self-play stays on the CPU)
+             picks a GPU when torch sees one; self-play stays on the CPU), selfplay_workers (0: self-play
+             in the trainer's process; N: in N worker processes, or on N Ray actors with cluster: auto,
+             HOST:PORT or local)
     game:    name (an id of policies.games with a board-game engine: alveole, conquer) and that game's options
     network: channels, cell_layers, head_hidden (policies/board_network.py), init_from (a checkpoint to start
              from: a PPO run's or a search-guided one's)
@@ -29,7 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from gamecore import loaders
 from gamecore.errors import brief
@@ -54,6 +56,28 @@ class RunConfig(_Section):
     checkpoint_every: int = Field(1, ge=1, le=10**7)
     torch_threads: int = Field(1, ge=1, le=256)
     device: Literal["auto", "cpu", "cuda"] = "auto"
+    #: the self-play games in this many worker processes (0: in the trainer's process), or on as many Ray
+    #: actors with ``cluster`` (training/search_guided/workers.py); the run's results are the same for any count
+    selfplay_workers: int = Field(0, ge=0, le=1024)
+    #: the Ray cluster of the self-play actors: auto, HOST:PORT or local (None: worker processes here)
+    cluster: str | None = None
+
+    @field_validator("cluster")
+    @classmethod
+    def _cluster_address(cls, value: str | None) -> str | None:
+        """Refuse a malformed cluster address here, before anything starts (training/distributed/cluster.py)."""
+        from training.distributed.cluster import parse_address
+
+        return None if value is None else str(parse_address(value))
+
+    @model_validator(mode="after")
+    def _cluster_with_workers(self) -> RunConfig:
+        if self.cluster is not None and self.selfplay_workers == 0:
+            raise ValueError(
+                f"run.cluster is {self.cluster} but run.selfplay_workers is 0 (self-play in the trainer's process); "
+                "allowed: run.selfplay_workers >= 1 with a cluster, or no run.cluster"
+            )
+        return self
 
 
 class NetworkConfig(_Section):
@@ -158,7 +182,9 @@ def from_dict(data: dict[str, Any], overrides: Sequence[str] = ()) -> Config:
             section_model = Config.model_fields[str(first["loc"][0])].annotation
             allowed = ", ".join(getattr(section_model, "model_fields", {}))
         hint = f"; allowed: {allowed}" if allowed else ""
-        raise ConfigError(f"{where}: {first['msg']}, got {brief(first.get('input'))}{hint}") from None
+        message = first["msg"].removeprefix("Value error, ")  # a validator's own text names what is allowed
+        got = "" if isinstance(first.get("input"), dict) else f", got {brief(first.get('input'))}"
+        raise ConfigError(f"{where}: {message}{got}{hint}") from None
     if not isinstance(config.game.get("name"), str):
         raise ConfigError(
             f"game.name: must name a game (alveole, conquer, domain_wheel), got {brief(config.game.get('name'))}"

@@ -12,9 +12,13 @@ drawn as one of its board's symmetric images (Alveole's 12, Conquer's 8 on a squ
 ``learn.symmetries``. After the iteration,
 optionally, the bare network (greedy) plays ``eval.games`` against each of the game's scripted seats.
 
-Determinism: one numpy generator drives the searches' Gumbel noise and the minibatch draws, the learner runs
-on the CPU with ``run.torch_threads`` threads, and the checkpoint holds the weights, the optimizer, the replay
-buffer, the generator and torch's RNG: ``--resume`` continues exactly, in another process too. The
+Self-play runs in the trainer's process, or in ``run.selfplay_workers`` worker processes or Ray actors
+(training/search_guided/workers.py). Determinism: each game's Gumbel noise and playout caps come from its own
+generator seeded by (run seed, iteration, game index) and the games join the replay buffer in game order, so
+the worker count changes nothing; one numpy generator drives the minibatch draws, the learner runs on the
+CPU with ``run.torch_threads`` threads, and the checkpoint holds the weights, the optimizer, the replay
+buffer, the generator and torch's RNG: ``--resume`` continues exactly, in another process too. A stop signal
+drops the self-play games under way and writes the last whole iteration's checkpoint. The
 checkpoint is a ``dw train`` checkpoint of the game (policies/checkpoint.py), so the arena, ``search:`` seats
 and ``dw export`` take it as they take PPO's.
 """
@@ -30,8 +34,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gamecore.errors import brief
+from training.distributed.interrupt import StopRequest
 from training.search_guided.config import Config
-from training.search_guided.search import GumbelSearch, SearchSettings, outcome_vector, to_ego
+from training.search_guided.search import GumbelSearch, outcome_vector, to_ego
 
 FORMAT_TRAINING = "search-guided-1"
 
@@ -227,6 +232,7 @@ def train(
     from torch.utils.tensorboard import SummaryWriter
 
     from policies import checkpoint, games
+    from training.search_guided.workers import open_self_play, weights_of
 
     if config.game["name"] == "domain_wheel":  # so far its warm start alone: the value refit (value_fit.py)
         from training.search_guided import value_fit
@@ -283,66 +289,75 @@ def train(
     net.to(device)
     if resume is not None:
         optimizer.load_state_dict(state["optimizer"])  # after the move: its moments follow the parameters' device
-    search = GumbelSearch(
-        network_evaluator(player, players),
-        players,
-        SearchSettings(
-            simulations=config.search.simulations,
-            gumbel_k=config.search.gumbel_k,
-            c_visit=config.search.c_visit,
-            c_scale=config.search.c_scale,
-            c_puct=config.search.c_puct,
-        ),
-    )
     writer = SummaryWriter(str(folder), purge_step=counters["iterations"] if resume else None)
     losses: dict[str, float] = {}
-    while counters["iterations"] < config.run.iterations:
-        start = time.perf_counter()
-        player.eval()
-        moves = targets = 0
-        for _ in range(config.learn.games_per_iteration):
-            m, t = self_play_game(adapter.new_game(options), search, config, rng, replay)
-            moves, targets = moves + m, targets + t
-        play_s = time.perf_counter() - start
-        net.train()
-        losses = learn(net, optimizer, replay, config, rng, symmetries)
-        learn_s = time.perf_counter() - start - play_s
-        if player is not net:
-            player.load_state_dict(net.state_dict())
-        player.eval()
-        counters["iterations"] += 1
-        counters["moves"] += moves
-        counters["targets"] += targets
-        counters["games"] += config.learn.games_per_iteration
-        samples = config.learn.updates_per_iteration * min(config.learn.batch_size, replay.size)
-        counters["samples"] += samples
-        counters["seconds"] += time.perf_counter() - start
-        step = counters["iterations"]
-        rates = {
-            "losses/policy": losses["policy"],
-            "losses/value": losses["value"],
-            "charts/selfplay_moves_per_s": moves / max(play_s, 1e-9),
-            "charts/learner_samples_per_s": samples / max(learn_s, 1e-9),
-            "charts/replay_size": replay.size,
+    saved = counters["iterations"] if resume is not None else -1
+
+    def save() -> None:
+        training = {
+            "algo": FORMAT_TRAINING,
+            "optimizer": optimizer.state_dict(),
+            "replay": replay.state(),
+            "numpy_rng": _rng_text(rng),
+            "torch_rng": torch.get_rng_state(),
+            "counters": dict(counters),
         }
-        for name, value in rates.items():
-            writer.add_scalar(name, value, step)
-        if config.eval.games:
-            rates = evaluate(adapter, options, player, config.eval.opponents, config.eval.games, config.run.seed)
-            for name, rate in rates.items():
-                writer.add_scalar(f"eval/win_rate_{name}", rate, step)
-        if step % config.run.checkpoint_every == 0 or step == config.run.iterations:
-            training = {
-                "algo": FORMAT_TRAINING,
-                "optimizer": optimizer.state_dict(),
-                "replay": replay.state(),
-                "numpy_rng": _rng_text(rng),
-                "torch_rng": torch.get_rng_state(),
-                "counters": dict(counters),
+        _save(folder, _payload(config, adapter, options, net, training))
+
+    stopping = "stopping: the self-play games under way are dropped, then the last iteration's checkpoint is written"
+    with StopRequest(stopping) as stop, open_self_play(config, player) as games_played:
+        while counters["iterations"] < config.run.iterations and not stop.requested:
+            start = time.perf_counter()
+            player.eval()
+            # each game's randomness is its own (workers.game_rng): where it is played changes nothing
+            records = games_played.play(
+                weights_of(player), counters["iterations"], config.learn.games_per_iteration, stop
+            )
+            if records is None:
+                break  # stopped: the iteration's games are dropped, the state is the last iteration's
+            moves = sum(r.moves for r in records)
+            targets = sum(r.add_to(replay) for r in records)
+            play_s = time.perf_counter() - start
+            net.train()
+            losses = learn(net, optimizer, replay, config, rng, symmetries)
+            learn_s = time.perf_counter() - start - play_s
+            if player is not net:
+                player.load_state_dict(net.state_dict())
+            player.eval()
+            counters["iterations"] += 1
+            counters["moves"] += moves
+            counters["targets"] += targets
+            counters["games"] += config.learn.games_per_iteration
+            samples = config.learn.updates_per_iteration * min(config.learn.batch_size, replay.size)
+            counters["samples"] += samples
+            counters["seconds"] += time.perf_counter() - start
+            step = counters["iterations"]
+            rates = {
+                "losses/policy": losses["policy"],
+                "losses/value": losses["value"],
+                "charts/selfplay_moves_per_s": moves / max(play_s, 1e-9),
+                "charts/learner_samples_per_s": samples / max(learn_s, 1e-9),
+                "charts/replay_size": replay.size,
             }
-            _save(folder, _payload(config, adapter, options, net, training))
+            for name, value in rates.items():
+                writer.add_scalar(name, value, step)
+            if config.eval.games and not stop.requested:
+                rates = evaluate(adapter, options, player, config.eval.opponents, config.eval.games, config.run.seed)
+                for name, rate in rates.items():
+                    writer.add_scalar(f"eval/win_rate_{name}", rate, step)
+            if step % config.run.checkpoint_every == 0 or step == config.run.iterations or stop.requested:
+                save()
+                saved = step
+        if stop.requested and saved != counters["iterations"]:
+            save()  # the state of the last whole iteration: --resume continues exactly from it
     writer.close()
-    return {"run_dir": folder, "counters": counters, "losses": losses}
+    return {
+        "run_dir": folder,
+        "counters": counters,
+        "losses": losses,
+        "interrupted": stop.name,
+        "exit_code": stop.exit_code,
+    }
 
 
 def _rng_text(rng: np.random.Generator) -> dict[str, Any]:
