@@ -159,3 +159,25 @@ def test_sigterm_during_self_play_leaves_no_worker_and_the_last_checkpoint(tmp_p
         resume=run / "checkpoint.pt",
     )
     assert resumed["counters"]["iterations"] == iterations + 1
+
+
+# ---- dw bench selfplay --workers ------------------------------------------------------------------------------
+def test_bench_selfplay_measures_one_and_n_workers_with_the_load() -> None:
+    from dw_cli.bench import selfplay
+
+    (row,) = selfplay.run(seconds=0.1, games=("conquer",), workers=2)["rows"]
+    assert row["game"] == "conquer" and row["workers"] == 2
+    assert row["one_moves_s"] > 0 and row["workers_moves_s"] > 0 and row["load"] >= 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [(["selfplay", "--workers", "-1"], "0..256"), (["env", "--workers", "2"], "for dw bench selfplay")],
+)
+def test_bench_refuses_a_bad_worker_count_in_one_line(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dw_cli.main import main
+
+    assert main(["bench", *argv, "--seconds", "0.1"]) == 2
+    assert words in capsys.readouterr().err

@@ -12,10 +12,17 @@ playout caps, the batch) on one core, one torch thread:
   ``learn.batch_size`` from the replay buffer the self-play filled.
 
 The first game and the first update are warm-ups (compilation, allocations) and are left out.
+
+With ``--workers N`` (``run(workers=N)``) it also measures self-play as training runs it with
+``run.selfplay_workers`` (training/search_guided/workers.py): moves/s with 1 worker process and with N, in
+the same run, on batches of ``2 N`` games (an iteration's hand-out: one game at a time to whichever worker is
+free), each after a batch of warm-up, and prints the machine's load average beside them (other jobs on the
+same cores lower the figures; read the speed-up against the cores that were free).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -25,6 +32,8 @@ import numpy as np
 #: the games search-guided training plays, each with its example config
 GAMES = ("alveole", "conquer")
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+#: the most worker processes ``--workers`` starts
+MAX_WORKERS = 256
 
 
 def _network_alone(adapter: Any, options: Any, net: Any, seconds: float) -> float:
@@ -83,8 +92,52 @@ def measure(game_id: str, seconds: float) -> dict[str, Any]:
     return {"game": game_id, "network_moves_s": reference, "selfplay_moves_s": play, "learner_samples_s": samples}
 
 
-def run(seconds: float = 5.0, games: tuple[str, ...] = GAMES) -> dict[str, Any]:
-    """Print and return each game's throughput (see the module docstring)."""
+def _workers_rate(config: Any, weights: Any, workers: int, batch: int, seconds: float) -> float:
+    """Return the self-play moves/s of ``workers`` worker processes playing batches of ``batch`` games."""
+    from training.search_guided.workers import ProcessPlay
+
+    class Never:
+        requested = False
+
+    play = ProcessPlay(config.to_dict(), workers)
+    try:
+        play.play(weights, 0, batch, Never())  # warm-up: imports, compilation, the first weights
+        moves, iteration, start = 0, 1, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            records = play.play(weights, iteration, batch, Never()) or []
+            moves, iteration = moves + sum(r.moves for r in records), iteration + 1
+        return moves / (time.perf_counter() - start)
+    finally:
+        play.close()
+
+
+def measure_workers(game_id: str, seconds: float, workers: int) -> dict[str, Any]:
+    """Return one game's self-play moves/s in 1 and in ``workers`` worker processes, and the load average."""
+    import torch
+
+    from policies import games
+    from training.search_guided import config as sg
+    from training.search_guided.workers import weights_of
+
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"--workers must be an integer in 1..{MAX_WORKERS}, got {workers!r}")
+    config = sg.load(CONFIGS / f"search_guided_{game_id}.yaml")
+    adapter = games.get(game_id)
+    options = adapter.options_from_dict({k: v for k, v in config.game.items() if k != "name"})
+    n = config.network
+    torch.manual_seed(0)
+    size = {"channels": n.channels, "cell_layers": n.cell_layers, "head_hidden": n.head_hidden}
+    weights = weights_of(adapter.make_network(options, size))  # type: ignore[attr-defined]  # a board adapter's
+    load = os.getloadavg()[0]
+    one = _workers_rate(config, weights, 1, 2 * workers, seconds)
+    many = _workers_rate(config, weights, workers, 2 * workers, seconds)
+    return {"game": game_id, "workers": workers, "one_moves_s": one, "workers_moves_s": many, "load": load}
+
+
+def run(seconds: float = 5.0, games: tuple[str, ...] = GAMES, workers: int = 0) -> dict[str, Any]:
+    """Print and return each game's throughput (see the module docstring); with ``workers``, the workers' too."""
+    if workers:
+        return run_workers(seconds, games, workers)
     rows = []
     print(f"{'game':10} {'network alone':>16} {'self-play':>14} {'ratio':>7} {'learner':>16}")
     for game_id in games:
@@ -93,5 +146,20 @@ def run(seconds: float = 5.0, games: tuple[str, ...] = GAMES) -> dict[str, Any]:
         print(
             f"{game_id:10} {row['network_moves_s']:>10,.0f} mv/s {row['selfplay_moves_s']:>8,.1f} mv/s "
             f"{row['selfplay_moves_s'] / row['network_moves_s']:>7.3f} {row['learner_samples_s']:>8,.0f} samples/s"
+        )
+    return {"rows": rows}
+
+
+def run_workers(seconds: float, games: tuple[str, ...], workers: int) -> dict[str, Any]:
+    """Print and return each game's self-play moves/s with 1 and ``workers`` worker processes."""
+    rows = []
+    cores = os.cpu_count() or 1
+    print(f"{'game':10} {'1 worker':>14} {f'{workers} workers':>14} {'speed-up':>9} {'load avg':>9} ({cores} cores)")
+    for game_id in games:
+        row = measure_workers(game_id, seconds, workers)
+        rows.append(row)
+        print(
+            f"{game_id:10} {row['one_moves_s']:>8,.1f} mv/s {row['workers_moves_s']:>8,.1f} mv/s "
+            f"{row['workers_moves_s'] / row['one_moves_s']:>8.2f}x {row['load']:>9.1f}"
         )
     return {"rows": rows}

@@ -50,6 +50,13 @@ def check_seconds(text: str) -> float:
     return seconds
 
 
+def check_workers(text: str, largest: int) -> int:
+    """Return ``--workers`` as an int in 0..``largest`` (0: not measured), else raise ValueError naming it."""
+    if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= largest:
+        raise ValueError(f"--workers must be an integer in 0..{largest} (0: not measured), got {text[:40]!r}")
+    return int(text)
+
+
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("bench", help="speed benchmarks against references measured in the same run")
     p.add_argument("what", choices=sorted(BENCHMARKS), help="what to benchmark")
@@ -66,6 +73,12 @@ def register(subparsers: Any) -> None:
         choices=("cpu", "cuda"),
         default="cpu",
         help="train only: cuda measures the GPU config's throughput and GPU utilisation (dw_cli/bench/gpu_train.py)",
+    )
+    p.add_argument(
+        "--workers",
+        type=str,
+        default="0",
+        help="selfplay only: also measure self-play in 1 and in N worker processes (run.selfplay_workers), 1..256",
     )
     p.set_defaults(func=run)
 
@@ -86,8 +99,11 @@ def run(args: argparse.Namespace) -> int:
 
         if game != "domain_wheel" and game not in selfplay.GAMES:
             raise ValueError(f"dw bench selfplay measures {', '.join(selfplay.GAMES)}, not {game}")
-        selfplay.run(seconds=seconds, games=selfplay.GAMES if game == "domain_wheel" else (game,))
+        workers = check_workers(getattr(args, "workers", "0"), selfplay.MAX_WORKERS)
+        selfplay.run(seconds=seconds, games=selfplay.GAMES if game == "domain_wheel" else (game,), workers=workers)
         return 0
+    if getattr(args, "workers", "0") != "0":
+        raise ValueError(f"--workers is for dw bench selfplay, not {args.what}")
     if game == "domain_wheel":
         module = BENCHMARKS[args.what]
     else:
