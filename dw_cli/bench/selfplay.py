@@ -94,17 +94,14 @@ def measure(game_id: str, seconds: float) -> dict[str, Any]:
 
 def _workers_rate(config: Any, weights: Any, workers: int, batch: int, seconds: float) -> float:
     """Return the self-play moves/s of ``workers`` worker processes playing batches of ``batch`` games."""
-    from training.search_guided.workers import ProcessPlay
-
-    class Never:
-        requested = False
+    from training.search_guided.workers import NoStop, ProcessPlay
 
     play = ProcessPlay(config.to_dict(), workers)
     try:
-        play.play(weights, 0, batch, Never())  # warm-up: imports, compilation, the first weights
+        play.play(weights, 0, batch, NoStop())  # warm-up: imports, compilation, the first weights
         moves, iteration, start = 0, 1, time.perf_counter()
         while time.perf_counter() - start < seconds:
-            records = play.play(weights, iteration, batch, Never()) or []
+            records = play.play(weights, iteration, batch, NoStop()) or []
             moves, iteration = moves + sum(r.moves for r in records), iteration + 1
         return moves / (time.perf_counter() - start)
     finally:

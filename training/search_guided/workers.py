@@ -28,7 +28,7 @@ import multiprocessing.connection
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -45,7 +45,9 @@ class Stop(Protocol):
     def requested(self) -> bool: ...
 
 
-class _Never:
+class NoStop:
+    """A stop request that never comes (a benchmark's)."""
+
     requested = False
 
 
@@ -77,12 +79,11 @@ class _Targets:
         self.rows.append((obs, mask, policy, np.asarray(value, dtype=np.float64)))
 
     def record(self, index: int, moves: int, obs_size: int, actions: int, players: int) -> GameRecord:
-        columns = list(zip(*self.rows, strict=True)) if self.rows else [[], [], [], []]
         shapes = ((obs_size,), (actions,), (actions,), (players,))
         kinds = (np.int8, np.int8, np.float32, np.float64)
         obs, mask, policy, value = (
-            np.stack(c).astype(k) if len(c) else np.zeros((0, *s), dtype=k)
-            for c, s, k in zip(columns, shapes, kinds, strict=True)
+            np.stack([row[i] for row in self.rows]).astype(k) if self.rows else np.zeros((0, *shape), dtype=k)
+            for i, (shape, k) in enumerate(zip(shapes, kinds, strict=True))
         )
         return GameRecord(index, moves, obs, mask, policy, value)
 
@@ -113,7 +114,7 @@ class SelfPlayer:
         from training.search_guided.search_guided import network_evaluator
 
         self.config = sg.from_dict(config)
-        self.adapter = games.get(self.config.game["name"])
+        self.adapter = cast(Any, games.get(self.config.game["name"]))  # a board game's: it has make_network
         self.options = self.adapter.options_from_dict({k: v for k, v in self.config.game.items() if k != "name"})
         if net is None:
             torch.set_num_threads(self.config.run.torch_threads)  # the trainer's count: the same passes' rounding
@@ -213,7 +214,7 @@ class ProcessPlay:
         """Return the iteration's games in order, or None if a stop was requested before they all finished."""
         pending = list(range(games))[::-1]
         records: dict[int, GameRecord] = {}
-        idle, busy = list(self.workers[::-1]), {}
+        idle, busy = list(self.workers[::-1]), dict[Any, SelfPlayProcess]()
         fresh = {id(w) for w in self.workers}  # workers still without this iteration's weights
         while len(records) < games:
             if stop.requested:  # the games under way are dropped: nothing a worker holds is needed
@@ -339,6 +340,7 @@ def worker_main(fd: int) -> None:
     ignore_stop_signals()  # the trainer decides what a signal means, and kills this process if it must
     conn = multiprocessing.connection.Connection(fd)
     player: SelfPlayer | None = None
+    answer: tuple[str, Any]
     while True:
         try:
             message = conn.recv()
