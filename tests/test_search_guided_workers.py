@@ -181,3 +181,20 @@ def test_bench_refuses_a_bad_worker_count_in_one_line(
 
     assert main(["bench", *argv, "--seconds", "0.1"]) == 2
     assert words in capsys.readouterr().err
+
+
+def test_a_killed_worker_is_reported_with_its_exit_code_not_waited_on(tmp_path: Path) -> None:
+    """A worker lost mid-run (the OOM killer, a stray kill) ends the run with an error naming it, never a hang."""
+    from training.search_guided.workers import NoStop, ProcessPlay, weights_of
+
+    config = _config("run.selfplay_workers=1")
+    play = ProcessPlay(config.to_dict(), 1)
+    try:
+        (worker,) = play.workers
+        worker.process.kill()
+        worker.process.wait()
+        net = torch.nn.Linear(1, 1)
+        with pytest.raises(RuntimeError, match=r"self-play worker process .*exit code -9"):
+            play.play(weights_of(net), 0, 2, NoStop())
+    finally:
+        play.kill()
