@@ -289,6 +289,9 @@ class RayPlay:
                     records[record.index] = record
                     idle.append(busy.pop(ref))
         except ray.exceptions.RayActorError as exc:
+            if stop.requested:  # a signal to the process group also stops a local cluster's own processes
+                self.kill()
+                return None
             raise cluster.ClusterError(
                 f"a self-play actor was lost and could not be restarted ({exc}); the run's state is unchanged: "
                 "resume from the last checkpoint"
