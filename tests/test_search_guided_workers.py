@@ -127,13 +127,19 @@ def marked() -> Iterator[list[str]]:
 
 
 @pytest.mark.slow
-def test_sigterm_during_self_play_leaves_no_worker_and_the_last_checkpoint(tmp_path: Path, marked: list[str]) -> None:
-    """SIGTERM to the process group (as ``timeout`` sends it) once the workers play iteration 2's games: status
-    143, no traceback, no process left, and a checkpoint that resumes (the games under way are dropped)."""
+@pytest.mark.parametrize(
+    ("workers", "sig", "status"), [(2, signal.SIGTERM, 143), (0, signal.SIGINT, 130)], ids=["2-workers", "in-process"]
+)
+def test_a_stop_signal_during_self_play_leaves_no_worker_and_the_last_checkpoint(
+    tmp_path: Path, marked: list[str], workers: int, sig: signal.Signals, status: int
+) -> None:
+    """A signal to the process group (as ``timeout`` or Ctrl-C sends it) once iteration 2's games are under way:
+    status 128 + the signal, no traceback, no process left, and a checkpoint that resumes (the games under way
+    are dropped)."""
     run = tmp_path / "run"
     env, tag = marked_env()
     marked.append(tag)
-    sets = ["run.selfplay_workers=2", "run.iterations=100000", "run.checkpoint_every=1", "eval.games=0"]
+    sets = [f"run.selfplay_workers={workers}", "run.iterations=100000", "run.checkpoint_every=1", "eval.games=0"]
     args = [a for s in sets for a in ("--set", s)]
     command = [sys.executable, "-m", "dw_cli.main", "train", "--config", str(SMOKE), "--run-dir", str(run), *args]
     with (tmp_path / "stderr.txt").open("w") as err:
@@ -142,13 +148,13 @@ def test_sigterm_during_self_play_leaves_no_worker_and_the_last_checkpoint(tmp_p
         )
     alive = lambda: process.poll() is None  # noqa: E731
     wait_for(lambda: (run / "checkpoint.pt").exists(), "the first checkpoint", alive)
-    workers = lambda: [p for p in marked_pids(tag) if p != process.pid and ignores_sigint(p)]  # noqa: E731
-    wait_for(lambda: len(workers()) >= 2, "two self-play workers", alive)
-    os.killpg(process.pid, signal.SIGTERM)
+    helpers = lambda: [p for p in marked_pids(tag) if p != process.pid and ignores_sigint(p)]  # noqa: E731
+    wait_for(lambda: len(helpers()) >= workers, f"{workers} self-play workers", alive)
+    os.killpg(process.pid, sig)
     code = process.wait(timeout=LIMIT)
     err = (tmp_path / "stderr.txt").read_text()
-    assert code == 143, err[-3000:]
-    assert "Traceback" not in err and "stopped by SIGTERM" in err and f"dw train --resume {run}" in err
+    assert code == status, err[-3000:]
+    assert "Traceback" not in err and f"stopped by {sig.name}" in err and f"dw train --resume {run}" in err
     assert leftovers(tag) == []
     saved = checkpoint.load(run / "checkpoint.pt")
     iterations = saved["training"]["counters"]["iterations"]
