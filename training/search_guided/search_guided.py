@@ -25,6 +25,7 @@ and ``dw export`` take it as they take PPO's.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import time
 from pathlib import Path
@@ -224,10 +225,29 @@ def _run_dir(config: Config, run_dir: Path | None, overwrite: bool) -> Path:
     return folder
 
 
+#: what the run does on a first stop signal (training/distributed/interrupt.py prints it)
+STOPPING = "stopping: the self-play games under way are dropped, then the last iteration's checkpoint is written"
+
+
 def train(
     config: Config, resume: Path | None = None, run_dir: Path | None = None, overwrite: bool = False
 ) -> dict[str, Any]:
-    """Run (or continue, from ``resume``) a search-guided run; return its folder, counters and last losses."""
+    """Run (or continue, from ``resume``) a search-guided run; return its folder, counters, last losses, and
+    the stop signal's name and exit status if one ended it (``interrupted``, ``exit_code``; "" and 0 if not)."""
+    with StopRequest(STOPPING) as stop, contextlib.ExitStack() as stack:
+        result = _train(config, resume, run_dir, overwrite, stop, stack)
+    return {**result, "interrupted": stop.name, "exit_code": stop.exit_code}
+
+
+def _train(
+    config: Config,
+    resume: Path | None,
+    run_dir: Path | None,
+    overwrite: bool,
+    stop: StopRequest,
+    stack: contextlib.ExitStack,
+) -> dict[str, Any]:
+    """Run the iterations of :func:`train`, its self-play stopped by ``stack``; return folder, counters, losses."""
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
@@ -304,60 +324,51 @@ def train(
         }
         _save(folder, _payload(config, adapter, options, net, training))
 
-    stopping = "stopping: the self-play games under way are dropped, then the last iteration's checkpoint is written"
-    with StopRequest(stopping) as stop, open_self_play(config, player) as games_played:
-        while counters["iterations"] < config.run.iterations and not stop.requested:
-            start = time.perf_counter()
-            player.eval()
-            # each game's randomness is its own (workers.game_rng): where it is played changes nothing
-            records = games_played.play(
-                weights_of(player), counters["iterations"], config.learn.games_per_iteration, stop
-            )
-            if records is None:
-                break  # stopped: the iteration's games are dropped, the state is the last iteration's
-            moves = sum(r.moves for r in records)
-            targets = sum(r.add_to(replay) for r in records)
-            play_s = time.perf_counter() - start
-            net.train()
-            losses = learn(net, optimizer, replay, config, rng, symmetries)
-            learn_s = time.perf_counter() - start - play_s
-            if player is not net:
-                player.load_state_dict(net.state_dict())
-            player.eval()
-            counters["iterations"] += 1
-            counters["moves"] += moves
-            counters["targets"] += targets
-            counters["games"] += config.learn.games_per_iteration
-            samples = config.learn.updates_per_iteration * min(config.learn.batch_size, replay.size)
-            counters["samples"] += samples
-            counters["seconds"] += time.perf_counter() - start
-            step = counters["iterations"]
-            rates = {
-                "losses/policy": losses["policy"],
-                "losses/value": losses["value"],
-                "charts/selfplay_moves_per_s": moves / max(play_s, 1e-9),
-                "charts/learner_samples_per_s": samples / max(learn_s, 1e-9),
-                "charts/replay_size": replay.size,
-            }
-            for name, value in rates.items():
-                writer.add_scalar(name, value, step)
-            if config.eval.games and not stop.requested:
-                rates = evaluate(adapter, options, player, config.eval.opponents, config.eval.games, config.run.seed)
-                for name, rate in rates.items():
-                    writer.add_scalar(f"eval/win_rate_{name}", rate, step)
-            if step % config.run.checkpoint_every == 0 or step == config.run.iterations or stop.requested:
-                save()
-                saved = step
-        if stop.requested and saved != counters["iterations"]:
-            save()  # the state of the last whole iteration: --resume continues exactly from it
+    games_played = stack.enter_context(open_self_play(config, player))  # stopped when the run ends
+    while counters["iterations"] < config.run.iterations and not stop.requested:
+        start = time.perf_counter()
+        player.eval()
+        # each game's randomness is its own (workers.game_rng): where it is played changes nothing
+        records = games_played.play(weights_of(player), counters["iterations"], config.learn.games_per_iteration, stop)
+        if records is None:
+            break  # stopped: the iteration's games are dropped, the state is the last iteration's
+        moves = sum(r.moves for r in records)
+        targets = sum(r.add_to(replay) for r in records)
+        play_s = time.perf_counter() - start
+        net.train()
+        losses = learn(net, optimizer, replay, config, rng, symmetries)
+        learn_s = time.perf_counter() - start - play_s
+        if player is not net:
+            player.load_state_dict(net.state_dict())
+        player.eval()
+        counters["iterations"] += 1
+        counters["moves"] += moves
+        counters["targets"] += targets
+        counters["games"] += config.learn.games_per_iteration
+        samples = config.learn.updates_per_iteration * min(config.learn.batch_size, replay.size)
+        counters["samples"] += samples
+        counters["seconds"] += time.perf_counter() - start
+        step = counters["iterations"]
+        rates = {
+            "losses/policy": losses["policy"],
+            "losses/value": losses["value"],
+            "charts/selfplay_moves_per_s": moves / max(play_s, 1e-9),
+            "charts/learner_samples_per_s": samples / max(learn_s, 1e-9),
+            "charts/replay_size": replay.size,
+        }
+        for name, value in rates.items():
+            writer.add_scalar(name, value, step)
+        if config.eval.games and not stop.requested:
+            rates = evaluate(adapter, options, player, config.eval.opponents, config.eval.games, config.run.seed)
+            for name, rate in rates.items():
+                writer.add_scalar(f"eval/win_rate_{name}", rate, step)
+        if step % config.run.checkpoint_every == 0 or step == config.run.iterations or stop.requested:
+            save()
+            saved = step
+    if stop.requested and saved != counters["iterations"]:
+        save()  # the state of the last whole iteration: --resume continues exactly from it
     writer.close()
-    return {
-        "run_dir": folder,
-        "counters": counters,
-        "losses": losses,
-        "interrupted": stop.name,
-        "exit_code": stop.exit_code,
-    }
+    return {"run_dir": folder, "counters": counters, "losses": losses}
 
 
 def _rng_text(rng: np.random.Generator) -> dict[str, Any]:
