@@ -329,7 +329,9 @@ def _train(
         start = time.perf_counter()
         player.eval()
         # each game's randomness is its own (workers.game_rng): where it is played changes nothing
-        records = games_played.play(weights_of(player), counters["iterations"], config.learn.games_per_iteration, stop)
+        records = games_played.play(
+            weights_of(player), int(counters["iterations"]), config.learn.games_per_iteration, stop
+        )
         if records is None:
             break  # stopped: the iteration's games are dropped, the state is the last iteration's
         moves = sum(r.moves for r in records)
