@@ -19,7 +19,8 @@ import torch
 
 from training.search_guided import config as sg
 from training.search_guided.search import GumbelSearch, SearchSettings, outcome_vector
-from training.search_guided.search_guided import Replay, learn, network_evaluator, self_play_game, train
+from training.search_guided.search_guided import Replay, learn, train
+from training.search_guided.self_play import network_evaluator, self_play_game
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_PILE = 7

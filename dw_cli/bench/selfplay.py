@@ -5,7 +5,7 @@ playout caps, the batch) on one core, one torch thread:
 
 * **network alone**: moves/s of self-play where each move is the bare network's greedy choice (one forward
   pass), the reference measured in the same run;
-* **self-play**: moves/s of :func:`training.search_guided.search_guided.self_play_game` as training plays
+* **self-play**: moves/s of :func:`training.search_guided.self_play.self_play_game` as training plays
   them (full searches on ``search.full_fraction`` of the moves, cheap ones on the rest), and the ratio to
   the reference (what the search costs per move);
 * **learner**: samples/s of :func:`training.search_guided.search_guided.learn` on minibatches of
@@ -58,7 +58,8 @@ def measure(game_id: str, seconds: float) -> dict[str, Any]:
     from policies import games
     from training.search_guided import config as sg
     from training.search_guided.search import GumbelSearch, SearchSettings
-    from training.search_guided.search_guided import Replay, learn, network_evaluator, self_play_game
+    from training.search_guided.search_guided import Replay, learn
+    from training.search_guided.self_play import network_evaluator, self_play_game
 
     torch.set_num_threads(1)
     config = sg.load(CONFIGS / f"search_guided_{game_id}.yaml")

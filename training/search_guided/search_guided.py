@@ -37,7 +37,8 @@ from numpy.typing import NDArray
 from gamecore.errors import brief
 from training.distributed.interrupt import StopRequest
 from training.search_guided.config import Config
-from training.search_guided.search import GumbelSearch, outcome_vector, to_ego
+from training.search_guided.run_files import run_folder, save_run
+from training.search_guided.self_play import value_vectors
 
 FORMAT_TRAINING = "search-guided-1"
 
@@ -73,52 +74,6 @@ class Replay:
         for k in ("obs", "mask", "policy", "value"):
             getattr(self, k)[:n] = state[k].numpy()
         self.size, self.next = n, int(state["next"])
-
-
-def value_vectors(values: Any, players: int) -> Any:
-    """Return a network's values as vectors ``[B, players]``: a board network's ``[B]`` is ``(v, -v)``."""
-    import torch
-
-    if values.dim() == 2:
-        return values
-    if players != 2:
-        raise ValueError(f"a network with one value output plays two-player games only, not {players}")
-    return torch.stack([values, -values], 1)
-
-
-def network_evaluator(net: Any, players: int) -> Any:
-    """Return the search's evaluator of ``net``: ``(obs, mask) -> (logits [A], value vector [n], own frame)``."""
-    import torch
-
-    def evaluate(obs: NDArray[np.int8], mask: NDArray[np.int8]) -> tuple[Any, Any]:
-        with torch.inference_mode():
-            logits, values = net(torch.from_numpy(obs)[None])
-        return logits[0].numpy().astype(np.float64), value_vectors(values, players)[0].numpy().astype(np.float64)
-
-    return evaluate
-
-
-def self_play_game(
-    game: Any, search: GumbelSearch, config: Config, rng: np.random.Generator, replay: Replay
-) -> tuple[int, int]:
-    """Play one game from ``game`` by search, adding the full searches as targets; return (moves, targets)."""
-    s, players = config.search, search.players
-    targets: list[tuple[NDArray[np.int8], NDArray[np.int8], NDArray[np.float32], int]] = []
-    moves = 0
-    while not game.over:
-        full = bool(rng.random() < s.full_fraction)
-        result = search.run(game, s.simulations if full else s.cheap_simulations, rng)
-        if full:
-            obs, mask = game.observe()
-            policy = np.zeros(len(mask), dtype=np.float32)
-            policy[result.actions] = result.improved
-            targets.append((obs.copy(), mask.copy(), policy, int(game.turn)))
-        game.play(result.action)
-        moves += 1
-    outcome = outcome_vector(game, players)
-    for obs, mask, policy, player in targets:
-        replay.add(obs, mask, policy, to_ego(outcome, player))
-    return moves, len(targets)
 
 
 def learn(
@@ -207,24 +162,6 @@ def _payload(config: Config, adapter: Any, options: Any, net: Any, training: dic
     return payload
 
 
-def _save(folder: Path, payload: dict[str, Any]) -> None:
-    """Write the run's checkpoint (with the training state) and its policy file (without), each atomically."""
-    from policies import checkpoint
-
-    checkpoint.save(folder / "checkpoint.pt", payload)
-    checkpoint.save(folder / "policy.pt", checkpoint.export_policy(payload))
-
-
-def _run_dir(config: Config, run_dir: Path | None, overwrite: bool) -> Path:
-    folder = (
-        run_dir or Path(config.run.out_dir) / f"{config.run.name}-s{config.run.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-    )
-    if (folder / "checkpoint.pt").exists() and not overwrite:
-        raise ValueError(f"{folder} already holds a run; continue it with --resume or replace it with --overwrite")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
 #: what the run does on a first stop signal (training/distributed/interrupt.py prints it)
 STOPPING = "stopping: the self-play games under way are dropped, then the last iteration's checkpoint is written"
 
@@ -298,7 +235,7 @@ def _train(
     else:
         if n.init_from:  # a warm start: any dw train checkpoint of this game and network size (PPO's too)
             checkpoint.load_weights(net, checkpoint.load(n.init_from, game_id=adapter.game_id), n.init_from)
-        folder = _run_dir(config, run_dir, overwrite)
+        folder = run_folder(config, run_dir, overwrite)
     # the learner on a GPU when there is one; self-play's one-position evaluations stay on the CPU, on a copy
     device = (
         "cuda" if config.run.device == "cuda" or (config.run.device == "auto" and torch.cuda.is_available()) else "cpu"
@@ -322,7 +259,7 @@ def _train(
             "torch_rng": torch.get_rng_state(),
             "counters": dict(counters),
         }
-        _save(folder, _payload(config, adapter, options, net, training))
+        save_run(folder, _payload(config, adapter, options, net, training))
 
     games_played = stack.enter_context(open_self_play(config, player))  # stopped when the run ends
     while counters["iterations"] < config.run.iterations and not stop.requested:

@@ -37,6 +37,7 @@ from numpy.typing import NDArray
 
 from gamecore.errors import brief
 from training.search_guided.config import Config
+from training.search_guided.run_files import run_folder, save_run
 
 FORMAT_TRAINING = "value-fit-1"
 #: the line-up token that names the run's own network (``network.init_from``, sampling its policy)
@@ -228,7 +229,6 @@ def train(
 
     from policies import checkpoint, games
     from policies.domain_wheel.network_policy import NetworkPolicy
-    from training.search_guided.search_guided import _run_dir, _save
 
     adapter = games.get("domain_wheel")
     v = config.value_fit
@@ -263,7 +263,7 @@ def train(
         counters = dict(state["counters"])
         folder = Path(resume).parent
     else:
-        folder = _run_dir(config, run_dir, overwrite)
+        folder = run_folder(config, run_dir, overwrite)
     start = time.perf_counter() - counters["seconds"]
 
     def save(report: dict[str, float] | None) -> None:
@@ -271,7 +271,7 @@ def train(
         training = {"algo": FORMAT_TRAINING, "samples": samples.state(), "counters": dict(counters)}
         if report is not None:
             training["report"] = dict(report)
-        _save(folder, _payload(config, source, options, net, training))
+        save_run(folder, _payload(config, source, options, net, training))
 
     while counters["games"] < v.games:
         obs, targets, acted, turns = play_and_record(counters["games"], config, options, net, seats)

@@ -111,7 +111,7 @@ class SelfPlayer:
         from policies import games
         from training.search_guided import config as sg
         from training.search_guided.search import GumbelSearch, SearchSettings
-        from training.search_guided.search_guided import network_evaluator
+        from training.search_guided.self_play import network_evaluator
 
         self.config = sg.from_dict(config)
         self.adapter = cast(Any, games.get(self.config.game["name"]))  # a board game's: it has make_network
@@ -140,7 +140,7 @@ class SelfPlayer:
 
     def play(self, iteration: int, index: int, weights: Weights | None = None) -> GameRecord:
         """Return game ``index`` of iteration ``iteration``, played by search (weights loaded first if given)."""
-        from training.search_guided.search_guided import self_play_game
+        from training.search_guided.self_play import self_play_game
 
         if weights is not None and self.iteration != iteration:
             self.load(weights, iteration)
