@@ -334,6 +334,24 @@ def test_a_map_the_package_has_no_graph_for_is_refused_naming_both_maps(built: d
         seat.act(game, game.current)
 
 
+def test_the_arena_refuses_a_package_without_the_map_s_graph_before_any_game_naming_package_map_and_maps(
+    built: dict[str, Any], tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from training.evaluation import arena
+
+    folder = _copy(built, tmp_path)
+    _edit_manifest(folder, lambda m: m.update(graphs=m["graphs"][:1]))
+    played: list[Any] = []
+    monkeypatch.setattr(arena, "play_all", lambda *a, **k: played.append(a) or [])
+    args = ["arena", "--game", "frontera", "--option", "map=medium", "--option", "players=3"]
+    args += ["--lineup", f"{folder},expansionist,aggressor", "--games", "1", "--workers", "1", "--no-progress"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert played == []  # refused before any game: no "Seat faults: 186 error" report
+    assert f"{folder}: this package has no graph for the medium map; it accepts the small map" in err
+    assert FronteraPackageSeat(folder).maps() == ["the small map"]
+
+
 def test_export_refuses_another_game_s_map_option(built: dict[str, Any], tmp_path: Path, capsys: Any) -> None:
     out = tmp_path / "never"
     assert main(["export", str(built["checkpoint"]), "-o", str(out), "--map", "2,4", "--no-progress"]) != 0

@@ -104,13 +104,25 @@ class FronteraPackageSeat(FronteraAgentSeat, GraphSeat):
         self._board: Any = None
         self.graph: OnnxGraph | None = None
 
+    def maps(self) -> list[str]:
+        """Return the maps this package has a graph for, as a reader knows them ("the small map", or the counts)."""
+        return [map_text(g.accepts) for g in self.package.graphs]
+
+    def check_fits(self, game: Any) -> None:
+        """Raise PackageError naming the package, ``game``'s map and the maps it has when it has no graph for the map.
+
+        The arena calls it before any game (training.evaluation.arena.check_file_seats): without it, every decision
+        of the seat faults and the report counts the faults only.
+        """
+        self.graph_for(getattr(game, "game", game).ctx.map)
+
     def graph_for(self, board: FronteraMap) -> GraphSpec:
         """Return the package's graph for ``board``; PackageError naming the map and the ones it accepts."""
         key = map_key(board)
         try:
             return self.package.graph_for(key)
         except PackageError:
-            accepted = "; ".join(map_text(g.accepts) for g in self.package.graphs)
+            accepted = "; ".join(self.maps())
             raise PackageError(
                 f"{self.package.folder}: this package has no graph for {map_text(key)}; it accepts {accepted} "
                 f"(export the agent again with --map for that map to play there)"

@@ -393,14 +393,30 @@ def select_games(rows: Sequence[dict[str, Any]], k: int, end_reasons: Sequence[s
     return sorted(picked)
 
 
+def check_file_seats(config: ArenaConfig) -> None:
+    """Load every file seat once and check it can play the arena's game; raise the seat's own error otherwise.
+
+    Runs before any game, in this process: a seat that cannot load, or (its ``check_fits``) cannot play these options
+    at all, such as a Frontera package without a graph for the arena's map, would otherwise fault every decision and
+    leave only a fault count in the report.
+    """
+    adapter = config.adapter
+    start = None
+    for spec in config.strategies:
+        if adapter.is_registered(spec):
+            continue
+        seat = adapter.make_seat(spec, 0)
+        fits = getattr(seat, "check_fits", None)
+        if fits is not None:
+            start = start or adapter.for_options(config.options).new_seeded_game(config.options, 0)
+            fits(start)
+
+
 def run_arena(
     config: ArenaConfig, workers: int = 1, progress: bool = True, cluster: str | None = None
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Play a whole run (locally, or on the Ray ``cluster`` when given) and return (summary, game rows)."""
-    adapter = config.adapter
-    for spec in config.strategies:
-        if not adapter.is_registered(spec):
-            adapter.make_seat(spec, 0)  # fail early, in this process, with the loader's own message
+    check_file_seats(config)
     rows = play_all(config, workers=workers, progress=progress, cluster=cluster)
 
     return summarize(config, rows), rows
