@@ -3,14 +3,30 @@
 // capitals, army counts at the capitals. Fogged territories (owner -2) show their names only. It knows no rule:
 // what is lit, selected or pointed at comes from ui/frontera.js.
 //
+// The camera (board/frontera_camera.js) pans and zooms; the armies and names keep a readable size on screen as the map
+// zooms out (a scale on each label about its capital), and the names hide when the territories are too small for them.
+//
 // Cell centres: x = s·√3·(q + r/2), y = s·1.5·r; corner k at angle 60k − 30° (y down). The edge towards each axial
 // direction joins two corners: (1,0) 0-1, (0,1) 1-2, (-1,1) 2-3, (-1,0) 3-4, (0,-1) 4-5, (1,-1) 5-0.
+
+import { t as text } from "../i18n.js";
+import { MapCamera } from "./frontera_camera.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const S = 10;
 const DIRS = [[1, 0, 0], [0, 1, 1], [-1, 1, 2], [-1, 0, 3], [0, -1, 4], [1, -1, 5]];
 /** owner of a territory the viewer cannot see (frontera_env.view.UNKNOWN) */
 export const UNKNOWN = -2;
+/** The smallest tap target (CSS px, issue 46): a finger's tap on a territory drawn smaller zooms in on it instead. */
+export const TAP_PX = 32;
+/** The size (CSS px) a too-small territory is brought to by a tap. */
+const TAP_ZOOM_PX = 48;
+/** Map units per CSS px below which the labels keep their drawn size: the army count's 4.6-unit digits are 11 px. */
+const LABEL_K = 0.42;
+/** Map units per CSS px above which the territory names hide (a cell under 17 px: the names would overlap). */
+const NAME_K = 1.0;
+/** Map units per CSS px below which the region names keep their drawn size (9 units: 10 px). */
+const REGION_K = 0.9;
 
 function svg(tag, attrs = {}) {
   const e = document.createElementNS(SVG, tag);
@@ -60,6 +76,7 @@ export class FronteraBoard {
     this.groups = [];
     this.counts = [];
     this.capitals = [];
+    this.labels = [];
     const regionEdges = layout.regions.map(() => []);
     for (const t of terr) {
       const g = svg("g", { class: "fr-territory", "data-testid": "territory", "data-t": t.id, "data-region": t.region });
@@ -83,25 +100,31 @@ export class FronteraBoard {
       this.groups.push(g);
       const cap = centre(t.capital || t.cells[0]);
       this.capitals.push(cap);
+      // drawn about (0, 0) and placed by a transform, so a zoom can scale them about their capital (setZoom)
       const count = svg("g", { class: "fr-count", "data-testid": "army", "data-t": t.id });
-      count.append(svg("circle", { cx: cap[0], cy: cap[1], r: 4.6 }), svg("text", { x: cap[0], y: cap[1] + 1.6 }));
-      const name = svg("text", { class: "fr-name", x: cap[0], y: cap[1] + 8.5 });
+      count.append(svg("circle", { cx: 0, cy: 0, r: 4.6 }), svg("text", { x: 0, y: 1.6 }));
+      const name = svg("text", { class: "fr-name", "data-testid": "territory-name", x: 0, y: 7.6 });
       name.textContent = t.name;
-      countLayer.append(count, name);
+      const label = svg("g", { class: "fr-label" });
+      label.append(count, name);
+      countLayer.append(label);
       this.counts.push(count);
+      this.labels.push(label);
     }
     for (const [a, b] of layout.sea_links) {
       const [p, q] = [centre(terr[a].capital || terr[a].cells[0]), centre(terr[b].capital || terr[b].cells[0])];
       seaLayer.append(svg("line", { class: "fr-sea-link", "data-testid": "sea-link", x1: p[0], y1: p[1], x2: q[0], y2: q[1] }));
     }
+    this.regionLabels = [];
     this.regionPaths = layout.regions.map((r, i) => {
       const d = regionEdges[i].map(([a, b]) => `M${pt(a)}L${pt(b)}`).join("");
       const path = svg("path", { class: "fr-region-line", d, "data-testid": "region-outline", "data-region": r.id });
       this.regionLayer.append(path);
       const cells = r.territories.flatMap((t) => terr[t].cells).map(centre);
       const [cx, cy] = [cells.reduce((s, c) => s + c[0], 0) / cells.length, cells.reduce((s, c) => s + c[1], 0) / cells.length];
-      const label = svg("text", { class: "fr-region-name", x: cx, y: cy, "data-testid": "region-name" });
+      const label = svg("text", { class: "fr-region-name", x: 0, y: 0, "data-testid": "region-name" });
       label.textContent = r.name;
+      this.regionLabels.push([label, cx, cy]);
       labelLayer.append(label);
       return path;
     });
@@ -111,15 +134,55 @@ export class FronteraBoard {
     marker.append(svg("path", { d: "M0,0L10,5L0,10z", class: "fr-arrow-head" }));
     defs.append(marker);
     this.svg.append(defs, cellsLayer, inner, borders, seaLayer, this.regionLayer, labelLayer, this.arrowLayer, countLayer);
-    root.replaceChildren(this.svg);
+    const box = { x: x0, y: y0, w: Math.max(...xs) + pad - x0, h: Math.max(...ys) + pad - y0 };
+    this.camera = new MapCamera(this.svg, box, S * Math.sqrt(3), (cam) => this.setZoom(cam.k));
+    root.replaceChildren(this.svg, this._buttons());
+    this.camera.apply();
   }
 
-  /** Clicks (Shift: all), right clicks (alt) and long presses (all) on territory `t`. */
+  /** Return the map's buttons: zoom in, zoom out, show the whole map (they sit in the board's top corner). */
+  _buttons() {
+    const button = (testid, sign, key, fn) => {
+      const b = document.createElement("button");
+      Object.assign(b, { type: "button", textContent: sign, title: text(key), onclick: fn });
+      b.setAttribute("aria-label", text(key));
+      b.dataset.testid = testid;
+      return b;
+    };
+    const row = document.createElement("div");
+    row.className = "fr-map-buttons";
+    row.dataset.testid = "fr-map-buttons";
+    row.append(button("fr-zoom-in", "+", "frontera.zoom_in", () => this.camera.zoom(1.4)),
+      button("fr-zoom-out", "−", "frontera.zoom_out", () => this.camera.zoom(1 / 1.4)),
+      button("fr-fit", "⤢", "frontera.fit_map", () => this.camera.fit()));
+    return row;
+  }
+
+  /** Keep the labels readable at scale `k` (map units per CSS px): grow them as the map shrinks, hide small names. */
+  setZoom(k) {
+    const s = Math.max(1, k / LABEL_K);
+    if (s !== this.labelScale) {
+      this.labelScale = s;
+      this.labels.forEach((g, i) => g.setAttribute("transform", `translate(${pt(this.capitals[i])}) scale(${s.toFixed(3)})`));
+    }
+    const r = Math.max(1, k / REGION_K);
+    if (r !== this.regionScale) {
+      this.regionScale = r;
+      this.regionLabels.forEach(([g, x, y]) => g.setAttribute("transform", `translate(${pt([x, y])}) scale(${r.toFixed(3)})`));
+    }
+    this.svg.dataset.names = k > NAME_K ? "hidden" : "shown";
+  }
+
+  /**
+   * Clicks (Shift: all), right clicks (alt) and long presses (all) on territory `t`; a finger's tap on a territory
+   * drawn under TAP_PX zooms in on it instead, so the tap that plays always lands where the finger meant.
+   */
   _bind(g, t) {
     let timer = null;
     let long = false;
     g.addEventListener("click", (ev) => {
       if (long) return void (long = false);
+      if (this.camera.touch && this._tooSmall(g)) return void this._zoomTo(g, ev);
       this.hooks.onTerritory(t, { all: ev.shiftKey, alt: false });
     });
     g.addEventListener("contextmenu", (ev) => {
@@ -130,6 +193,7 @@ export class FronteraBoard {
       if (ev.pointerType !== "touch") return;
       long = false;
       timer = setTimeout(() => {
+        if (this.camera.moved || this._tooSmall(g)) return; // a drag or a pinch, or a territory to zoom in on first
         long = true;
         this.hooks.onTerritory(t, { all: true, alt: false });
       }, 550);
@@ -137,6 +201,18 @@ export class FronteraBoard {
     const cancel = () => clearTimeout(timer);
     g.addEventListener("pointerup", cancel);
     g.addEventListener("pointerleave", cancel);
+  }
+
+  /** Return whether territory group `g` is drawn smaller than a finger's tap target. */
+  _tooSmall(g) {
+    const r = g.getBoundingClientRect();
+    return Math.min(r.width, r.height) < TAP_PX;
+  }
+
+  /** Zoom in about the tap `ev` until territory group `g` is TAP_ZOOM_PX across at its narrowest. */
+  _zoomTo(g, ev) {
+    const r = g.getBoundingClientRect();
+    this.camera.zoom(TAP_ZOOM_PX / Math.max(1, Math.min(r.width, r.height)), ev.clientX, ev.clientY);
   }
 
   /** Draw a server view `v` (the screens' common call; the game screen then draws its marks with draw()). */

@@ -56,7 +56,7 @@ export class FronteraMenuScreen extends BoardMenuScreen {
   }
 
   rules() {
-    return ["goal", "deploy", "attack", "regroup", "cards", "fog"];
+    return ["goal", "deploy", "attack", "regroup", "cards", "fog", "map"];
   }
 }
 
@@ -131,9 +131,12 @@ export class FronteraScreen extends BoardGameScreen {
     this.drawMarks();
   }
 
+  /** Escape drops the selection; W A S D, the arrows, + - and 0 move the map (not while typing in a field). */
   _key(ev) {
-    if (ev.key === "Escape") this.cancel();
-    else super._key(ev);
+    if (ev.key === "Escape") return void this.cancel();
+    const typing = ev.target.closest?.("input, select, textarea");
+    if (!typing && !ev.ctrlKey && !ev.metaKey && !ev.altKey && this.board.camera.key(ev)) return void ev.preventDefault();
+    super._key(ev);
   }
 
   controls() {
