@@ -175,6 +175,10 @@ def test_on_a_phone_the_large_map_fits_beside_the_panels_with_readable_counts_an
         touch(cdp, "touchMove", (mid[0] - 60, mid[1]), (mid[0] + 60, mid[1]))
         touch(cdp, "touchEnd")
         assert zoom(pg) > before, "a pinch must zoom in until every territory is a 32 px tap target"
+    names = pg.eval_on_selector_all(
+        "[data-testid=territory-name]", "ns => ns.map(n => n.getBoundingClientRect().height)"
+    )  # tappable, the territories are named in letters of at least 8 px
+    assert len(names) == 80 and min(names) >= 8
     board_box = pg.evaluate(BOXES_JS)["board"]
     for by, edge in (((3000, 3000), (0, 1)), ((-3000, -3000), (2, 3))):  # to the top-left end, then the bottom-right
         drag(cdp, mid, by)
@@ -189,6 +193,11 @@ def test_on_a_phone_a_pinch_then_a_tap_places_on_the_intended_territory_and_a_dr
     pg = phone
     session = large_game(live_server, pg)
     cdp = pg.context.new_cdp_session(pg)
+    # the log filled by the AIs' deployment never scrolls the panels under the map away from the phase's buttons
+    pg.wait_for_function("document.querySelectorAll('[data-testid=fr-ready-list] li[data-ready=true]').length === 2")
+    ready = pg.locator("[data-testid=fr-ready]").bounding_box()
+    side = pg.evaluate(BOXES_JS)["side"]
+    assert side[1] <= ready["y"] and ready["y"] + ready["height"] <= min(side[3], pg.viewport_size["height"])
     b = pg.evaluate(BOXES_JS)["board"]
     inner = [u for u in own(session) if all(b[i] + 60 < centre(pg, u)[i] < b[i + 2] - 60 for i in (0, 1))]
     assert inner, f"none of the player's territories lies inside the board {b}"

@@ -23,8 +23,11 @@ export const TAP_PX = 32;
 const TAP_ZOOM_PX = 48;
 /** Map units per CSS px below which the labels keep their drawn size: the army count's 4.6-unit digits are 11 px. */
 const LABEL_K = 0.42;
-/** Map units per CSS px above which the territory names hide (a cell under 17 px: the names would overlap). */
-const NAME_K = 1.0;
+/**
+ * Map units per CSS px above which the territory names hide (a cell under 13 px: the names would overlap); below it
+ * every territory is at least a 32 px tap target (the narrowest is 43 units), so a map zoomed to be tapped is named.
+ */
+const NAME_K = 1.3;
 /** Map units per CSS px below which the region names keep their drawn size (9 units: 10 px). */
 const REGION_K = 0.9;
 

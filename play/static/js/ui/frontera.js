@@ -424,7 +424,13 @@ export class FronteraScreen extends BoardGameScreen {
 
   /** Draw view `v`: the shared screen's parts, then 2 to 6 seat cards (the shared screen draws two). */
   render(v) {
+    // the shared screen scrolls the log's last line into view, which scrolls the whole side column down to the log
+    // too; on a phone the column sits under the map, and the phase panel (Estoy listo) would leave the screen
+    const side = this.logEl.closest(".frontera-side");
+    const top = side?.scrollTop ?? 0;
     super.update(v);
+    if (side) side.scrollTop = top;
+    this.logEl.scrollTop = this.logEl.scrollHeight; // the log itself still shows its newest line
     const n = this.layout.players;
     this.cardsEl.replaceChildren(...Array.from({ length: n }, (_, p) => {
       const player = this.opts.conn.players?.[p] || {};
