@@ -3,7 +3,7 @@
 Alveole turns as Domain Wheel does (15 degrees a Q/E press, freely by a right-button drag); Conquer's square grid
 turns in quarter turns only. A turned board draws each point where the turn puts it (checked against where the
 unturned board drew the point the turn carries there), a click there plays that point (checked on the server), and
-the keyboard cursor's arrows follow the screen's directions. Two fingers twisting: tests/test_play_conquer_phone.py.
+the keyboard cursor's arrows follow the screen's directions, on Domain Wheel's board too. Two fingers twisting: tests/test_play_conquer_phone.py.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import httpx
 
 from tests import board_play_helpers as board_play
 from tests.play_fixtures import LiveServer, needs_chromium, wait_until
+from tests.test_play_a11y import start_small_game
 
 pytestmark = needs_chromium
 pytest_plugins = ["tests.play_fixtures"]
@@ -143,3 +144,32 @@ def test_rule_11_10_a_conquer_replay_turns_by_keys_and_its_button_shows_the_whol
     assert angle(pg, board) == 90
     pg.click("[data-testid=board-overview]")
     assert angle(pg, board) == 0 and pg.get_attribute(board, "data-zoom") == "1.000"
+
+
+def cell_qr(pg: Any, cell: str) -> tuple[int, int]:
+    q, r = pg.get_attribute(f".cell[data-cell='{cell}']", "data-qr").split(",")
+    return int(q), int(r)
+
+
+def test_rule_11_10_domain_wheel_arrows_follow_the_screen_after_a_half_turn(page: Any, live_server: LiveServer) -> None:
+    """On a board turned half round by twelve 15-degree E presses, → moves the cursor to the cell drawn to its right
+    (the board's left neighbour, (q - 1, r)) and ↑ to a cell drawn above it (a row further down the board)."""
+    pg = page
+    start_small_game(pg, live_server)
+    pg.keyboard.press("ArrowRight")  # the first arrow shows the cursor on your own king
+    king = pg.get_attribute(".piece.king.p0", "data-cell")
+    assert pg.get_attribute("[data-testid=board-cursor]", "data-cell") == king
+    q, r = cell_qr(pg, king)
+    assert pg.locator(f".cell[data-qr='{q - 1},{r}']").count() == 1, "the test needs the king's left neighbour"
+    for _ in range(12):
+        pg.keyboard.press("e")
+    assert angle(pg, "svg.hexmap") == -180
+    start = centre_of(pg, "[data-testid=board-cursor]")
+    pg.keyboard.press("ArrowRight")
+    assert cell_qr(pg, pg.get_attribute("[data-testid=board-cursor]", "data-cell")) == (q - 1, r)
+    moved = centre_of(pg, "[data-testid=board-cursor]")
+    assert moved[0] > start[0] + 10 and abs(moved[1] - start[1]) < 1.5, (start, moved)
+    pg.keyboard.press("ArrowUp")
+    above = centre_of(pg, "[data-testid=board-cursor]")
+    assert cell_qr(pg, pg.get_attribute("[data-testid=board-cursor]", "data-cell"))[1] == r + 1
+    assert above[1] < moved[1] - 10, (moved, above)

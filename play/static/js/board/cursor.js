@@ -1,6 +1,6 @@
-// A keyboard cursor over a board's points (Alveole's cells, Conquer's grid points): an arrow key moves it to the
-// nearest point that way, Enter or Space presses the point under it (issue 46: keyboard play without ~26 Tabs).
-// Domain Wheel's board has its own (board/domain_wheel.js: cursorKey), which knows the hex rows.
+// A keyboard cursor over a board's points (Domain Wheel's and Alveole's cells, Conquer's grid points): an arrow key
+// moves it to the nearest point that way, Enter or Space presses the point under it (issue 46: keyboard play without
+// ~26 Tabs). On a hex board up and down zig-zag between the two cells above or below, keeping to the column.
 // The arrows are the screen's: on a turned camera (Q/E, right-drag, two fingers) ArrowUp still moves the cursor
 // towards the top of the screen, whatever way up the board is drawn.
 
@@ -13,10 +13,11 @@ export class PointCursor {
    * @param {SVGElement} layer the group the cursor ring is drawn in (the board's topmost)
    * @param {number[][]} points [x, y] of every point, by index
    * @param {{radius: number, start: () => number, press: (i: number) => void, label: (i: number) => string,
-   *   camera?: {angle: number, frame: Function}}} hooks
+   *   camera?: {angle: number, frame: Function}, mark?: (g: SVGElement, x: number, y: number, cls: string) => void}} hooks
    *   start(): where the first arrow puts the cursor; press(i): what Enter or Space does there; label(i): what a
    *   screen reader is told the point is; camera: the board's (board/hexmap.js), whose turn
-   *   (degrees, clockwise on screen) the arrows follow and which pans to keep the cursor on screen
+   *   (degrees, clockwise on screen) the arrows follow and which pans to keep the cursor on screen; mark: draws
+   *   one ring of the cursor's shape at (x, y) into g (default: a circle of `radius`)
    */
   constructor(layer, points, hooks) {
     this.layer = layer;
@@ -85,8 +86,9 @@ export class PointCursor {
     this.layer.replaceChildren();
     if (this.at < 0) return;
     const [cx, cy] = this.points[this.at];
-    const g = svg("g", { class: "board-cursor", "data-testid": "board-cursor", "data-index": this.at }, this.layer);
-    svg("circle", { cx, cy, r: this.hooks.radius, class: "cursor-under" }, g);
-    svg("circle", { cx, cy, r: this.hooks.radius, class: "cursor-over" }, g);
+    const g = svg("g", { class: "board-cursor", "data-testid": "board-cursor", "data-cell": this.at }, this.layer);
+    const circle = (parent, x, y, cls) => svg("circle", { cx: x, cy: y, r: this.hooks.radius, class: cls }, parent);
+    const mark = this.hooks.mark ?? circle;
+    for (const cls of ["cursor-under", "cursor-over"]) mark(g, cx, cy, cls);
   }
 }

@@ -9,6 +9,7 @@
 //            kind: "conquest"|"liberation"}], movable: Set(cell), canRequestEnd, lands (details), log, ...}
 // Destinations come from the server per selected piece (hooks.destinations(cell) -> [{to: cell, colour, kinds}]).
 
+import { PointCursor } from "./cursor.js";
 import { HexGrid, HexMap, hexPoints, svg } from "./hexmap.js";
 import { t, seatName } from "../i18n.js";
 
@@ -142,6 +143,7 @@ export class DomainWheelView {
     this._defs();
     this._lightDef();
     this._drawStatic();
+    this.pointer = this._makePointer();
     this.map.root.addEventListener("click", (ev) => this._click(ev));
     this.map.root.addEventListener("keydown", (ev) => {
       if ((ev.key === "Enter" || ev.key === " ") && ev.target.closest?.("[data-cell][tabindex]")) {
@@ -531,54 +533,36 @@ export class DomainWheelView {
   }
 
   /**
-   * Keyboard play without ~26 Tab presses: arrows move a cursor over the cells (up and down keep to the cursor's
-   * column, zig-zagging between the two neighbours above or below), Enter or Space does what a click there does.
+   * Keyboard play without ~26 Tab presses: arrows move a cursor over the cells in the screen's directions, whatever
+   * the camera's turn (board/cursor.js, shared with Alveole and Conquer), Enter or Space does what a click there does.
    * Returns true when the key was one of them. The camera follows the cursor; hooks.onCursor hears where it is.
    */
   cursorKey(ev) {
-    if (!this.state) return false;
-    if (ev.key === "Enter" || ev.key === " ") {
-      if (this.cursor === undefined || this.cursor < 0) return false;
-      const picked = this._canSelect(this.cursor);
-      this._clickCell(this.cursor);
-      if (!picked) this._drawCursor(); // a move or a drop: the cursor stays where it is
-      return true;
+    if (!this.state || !this.pointer.key(ev)) return false;
+    const at = this.pointer.at;
+    if (ev.key.startsWith("Arrow")) {
+      const there = this.map.root.querySelector(`.dest[data-cell="${at}"], .piece[data-cell="${at}"]`);
+      this.hooks.onCursor?.(at, there?.getAttribute("aria-label") || this.pointer.label(at));
     }
-    const steps = { ArrowLeft: [[-1, 0]], ArrowRight: [[1, 0]], ArrowUp: [[0, -1], [1, -1]], ArrowDown: [[-1, 1], [0, 1]] };
-    const step = steps[ev.key];
-    if (!step) return false;
-    if (this.cursor === undefined || this.cursor < 0) {
-      const own = this.kingCell(this.seat ?? this.state.turn);
-      this.cursor = this.selected >= 0 ? this.selected : own >= 0 ? own : 0;
-    } else {
-      const [q, r] = this.layout.cells[this.cursor];
-      const near = step.map(([dq, dr]) => this.grid.cellAt(q + dq, r + dr)).filter((i) => i >= 0);
-      if (!near.length) return true; // the map's edge
-      if (step.length === 1) {
-        this._cursorX = null;
-        this.cursor = near[0];
-      } else {
-        const x = this._cursorX ?? this.grid.xy[this.cursor][0];
-        this._cursorX = x;
-        this.cursor = near.reduce((a, b) => (Math.abs(this.grid.xy[b][0] - x) < Math.abs(this.grid.xy[a][0] - x) ? b : a));
-      }
-    }
-    this._drawCursor();
-    const [x, y] = this.grid.xy[this.cursor];
-    this.map.frame([x - 1.5, y - 1.5, x + 1.5, y + 1.5], 0);
-    const there = this.map.root.querySelector(`.dest[data-cell="${this.cursor}"], .piece[data-cell="${this.cursor}"]`);
-    this.hooks.onCursor?.(this.cursor, there?.getAttribute("aria-label") || this.layout.cells[this.cursor].join(","));
     return true;
   }
 
-  _drawCursor() {
-    const L = this.map.layers.cursor;
-    L.replaceChildren();
-    if (this.cursor === undefined || this.cursor < 0) return;
-    const [x, y] = this.grid.xy[this.cursor];
-    const g = svg("g", { class: "board-cursor", "data-testid": "board-cursor", "data-cell": this.cursor }, L);
-    svg("polygon", { points: hexPoints(x, y, 0.98), class: "cursor-under" }, g);
-    svg("polygon", { points: hexPoints(x, y, 0.98), class: "cursor-over" }, g);
+  /** Return the keyboard cursor over the cells: it starts on the picked piece or the player's king. */
+  _makePointer() {
+    return new PointCursor(this.map.layers.cursor, this.grid.xy, {
+      camera: this.map,
+      start: () => {
+        const own = this.kingCell(this.seat ?? this.state.turn);
+        return this.selected >= 0 ? this.selected : own >= 0 ? own : 0;
+      },
+      press: (i) => {
+        const picked = this._canSelect(i);
+        this._clickCell(i);
+        if (!picked) this.pointer.draw(); // a move or a drop: the cursor stays where it is
+      },
+      label: (i) => this.layout.cells[i].join(","),
+      mark: (g, x, y, cls) => svg("polygon", { points: hexPoints(x, y, 0.98), class: cls }, g),
+    });
   }
 
   _hover(ev) {
