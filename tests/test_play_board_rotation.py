@@ -3,7 +3,8 @@
 Alveole turns as Domain Wheel does (15 degrees a Q/E press, freely by a right-button drag); Conquer's square grid
 turns in quarter turns only. A turned board draws each point where the turn puts it (checked against where the
 unturned board drew the point the turn carries there), a click there plays that point (checked on the server), and
-the keyboard cursor's arrows follow the screen's directions, on Domain Wheel's board too. Two fingers twisting: tests/test_play_conquer_phone.py.
+the keyboard cursor's arrows follow the screen's directions, on Domain Wheel's board too. Two fingers twisting:
+tests/test_play_conquer_phone.py.
 """
 
 from __future__ import annotations
