@@ -36,13 +36,19 @@ def test_conquer_menu_in_spanish_and_english(page: Any, live_server: LiveServer)
     assert names.index("Aleatoria") + 1 == names.index("Heurística")
     assert pg.input_value("[data-testid=conquer-seat-kind-1]") == "heuristic", "the strongest own AI by default"
     sizes = pg.eval_on_selector_all("[data-testid=conquer-size] option", "os => os.map(o => o.value)")
-    assert sizes == ["9x9", "15x15", "39x32"]
+    assert sizes == ["9x9", "15x15", "19x19", "39x32"]
     pg.click("[data-testid=lang-switch]")
     pg.wait_for_function("document.documentElement.lang === 'en'")
     pg.goto(live_server.url + "/#conquer")
     pg.wait_for_selector("[data-testid=conquer-menu]")
     assert "ring" in pg.inner_text("[data-testid=conquer-rules]")
     pg.click("[data-testid=lang-switch]")  # leave the next tests in Spanish
+    pg.goto(live_server.url + "/#conquer")
+    pg.wait_for_selector("[data-testid=conquer-menu]")
+    choices = {"conquer-seat-kind-0": "human", "conquer-seat-kind-1": "random", "conquer-size": "19x19"}
+    _, game = board.play_from_menu(pg, live_server, choices)  # rule 2.1: any W x H in 2..64, Go's 19 x 19 offered
+    assert (game.width, game.height) == (19, 19)
+    pg.wait_for_selector("[data-testid=legal-point][data-xy='18,18']")
 
 
 def test_a_human_plays_a_whole_9x9_game_against_the_ai(page: Any, live_server: LiveServer) -> None:

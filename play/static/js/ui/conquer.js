@@ -11,7 +11,8 @@ import { BoardGameScreen, BoardMenuScreen, BoardReplayScreen, optionLabel } from
 
 export const GAME = "conquer";
 const SPEC = { game: GAME, title: "Conquer", seats: ["red", "blue"], stone: "cq-stone" };
-const SIZES = [[9, 9], [15, 15], [39, 32]];
+// the spec's three presets (rule 2.1, A1: any W, H in 2..64 plays) and Go's 19 x 19, between 15 x 15 and the sheet
+const SIZES = [[9, 9], [15, 15], [19, 19], [39, 32]];
 const OWN_AIS = ["random", "heuristic"];
 
 /** The result of a finished view: how it ended, then the winner and the score by the room's method (or a draw). */
