@@ -110,3 +110,54 @@ def test_conquer_19x19_on_a_phone_every_tapped_point_is_32px_and_the_dot_lands_t
     assert axe_violations(pg) == []
     pg.click("[data-testid=board-overview]")  # the whole board, upright, again
     assert pg.get_attribute(BOARD, "data-zoom") == "1.000" and pg.get_attribute(BOARD, "data-angle") == "0"
+
+
+#: the board's lines, the board element and the window, as [left, top, right, bottom] in CSS px
+BOXES_JS = """() => {
+  const box = (r) => [r.left, r.top, r.right, r.bottom];
+  return {grid: box(document.querySelector('svg.conquer-board .cq-grid').getBoundingClientRect()),
+    board: box(document.querySelector('svg.conquer-board').getBoundingClientRect()),
+    window: [0, 0, window.innerWidth, window.innerHeight]};
+}"""
+
+
+@pytest.fixture(params=["desktop", "phone-portrait"])
+def screen(request: pytest.FixtureRequest, browser: Any) -> Iterator[tuple[str, Any]]:
+    """A page of one viewport (its name, the page); JavaScript errors on it fail the test."""
+    context = browser.new_context(**VIEWPORTS[request.param])
+    context.set_default_timeout(TIMEOUT_MS)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield request.param, pg
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def test_rule_11_10_a_39x32_board_turned_a_quarter_still_shows_whole_and_fills_the_screen(
+    screen: tuple[str, Any], live_server: LiveServer
+) -> None:
+    """At the whole-board zoom a quarter turn (E on a desktop, two fingers on a phone) fits the turned board: its
+    lines, now 31 wide and 38 high, lie inside the board's box and the window, and fill the tighter side to 85 %."""
+    name, pg = screen
+    body = {"game": "conquer", "options": {"width": 39, "height": 32}, "ai_speed": "instant",
+            "seats": [{"type": "human"}, {"type": "ai", "strategy": "random"}]}  # fmt: skip
+    answer = httpx.post(live_server.url + "/api/rooms", json=body, headers={"origin": live_server.url}, timeout=60)
+    assert answer.status_code == 201, answer.text
+    pg.goto(live_server.url + answer.json()["seats"][0]["link"])
+    pg.wait_for_selector(f"{BOARD}[data-interactive=true]")
+    pg.wait_for_function("document.querySelector('link[data-conquer-css]')?.sheet != null")  # laid out for good
+    if name == "desktop":
+        pg.keyboard.press("e")
+    else:
+        twist(pg, 60)
+    assert pg.get_attribute(BOARD, "data-angle") == "90"
+    assert abs(float(pg.get_attribute(BOARD, "data-zoom")) - 1) < 0.02, "the whole board (a twist pinches a little)"
+    boxes = pg.evaluate(BOXES_JS)
+    (gx0, gy0, gx1, gy1), (bx0, by0, bx1, by1) = boxes["grid"], boxes["board"]
+    assert gy1 - gy0 > (gx1 - gx0) * 1.15, f"the board is not turned: {boxes}"
+    for outer in ("board", "window"):
+        ox0, oy0, ox1, oy1 = boxes[outer]
+        inside = gx0 >= ox0 - 1 and gy0 >= oy0 - 1 and gx1 <= ox1 + 1 and gy1 <= oy1 + 1
+        assert inside, f"the board overflows the {outer}: {boxes}"
+    assert max((gx1 - gx0) / (bx1 - bx0), (gy1 - gy0) / (by1 - by0)) > 0.85, f"fitted too small: {boxes}"

@@ -138,6 +138,10 @@ export class HexMap {
     this._pendingTurn = 0; // a snapping camera's drag or twist not yet worth a step
     for (const name of layers) this.layers[name] = svg("g", { class: `layer-${name}` }, this.camera);
     const b = grid.bounds;
+    this.pad = pad;
+    const [xs, ys] = [grid.xy.map((p) => p[0]), grid.xy.map((p) => p[1])];
+    const spread = (vs) => Math.max(...vs) - Math.min(...vs);
+    this._margins = [b.maxX - b.minX - spread(xs), b.maxY - b.minY - spread(ys)]; // the bounds past the points
     this.home = { x: b.minX - pad, y: b.minY - pad, w: b.maxX - b.minX + 2 * pad, h: b.maxY - b.minY + 2 * pad };
     this.view = { ...this.home };
     this.minW = 8;
@@ -151,7 +155,7 @@ export class HexMap {
   _apply() {
     const v = this.view;
     this.root.setAttribute("viewBox", `${v.x.toFixed(3)} ${v.y.toFixed(3)} ${v.w.toFixed(3)} ${v.h.toFixed(3)}`);
-    this.root.dataset.zoom = (this.home.w / v.w).toFixed(3);
+    this.root.dataset.zoom = (this.wholeView().w / v.w).toFixed(3); // 1: the whole board, at any turn
     this.root.dataset.angle = String(Math.round(this.angle));
     this.root.style.setProperty("--cam-angle", `${this.angle}deg`);
     const [cx, cy] = this._pivot();
@@ -163,6 +167,40 @@ export class HexMap {
     return [this.home.x + this.home.w / 2, this.home.y + this.home.h / 2];
   }
 
+  /**
+   * Return the view that shows the whole map turned by `deg` degrees: the turned points' extent, with the cells'
+   * margins around them turned too, and the overview's pad (a 39 x 32 board turned a quarter is 32 wide, 39 high).
+   */
+  wholeView(deg = this.angle) {
+    if (!(deg % 360)) return { ...this.home };
+    if (this._whole?.deg !== deg) this._whole = { deg, view: this._turnedExtent(deg) }; // a drag asks on every move
+    return { ...this._whole.view };
+  }
+
+  /** Return the box (user coordinates) of the map's points turned by `deg`, their margins and the pad around it. */
+  _turnedExtent(deg) {
+    const a = (deg * Math.PI) / 180;
+    const [c, s] = [Math.cos(a), Math.sin(a)];
+    const [cx, cy] = this._pivot();
+    const xs = this.grid.xy.map(([x, y]) => cx + (x - cx) * c - (y - cy) * s);
+    const ys = this.grid.xy.map(([x, y]) => cy + (x - cx) * s + (y - cy) * c);
+    const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+    // the bounds reach past the outermost points by a cell's half-size: turned, that margin turns too
+    const [mx, my] = this._margins;
+    const w = x1 - x0 + Math.abs(c) * mx + Math.abs(s) * my + 2 * this.pad;
+    const h = y1 - y0 + Math.abs(s) * mx + Math.abs(c) * my + 2 * this.pad;
+    return { x: (x0 + x1 - w) / 2, y: (y0 + y1 - h) / 2, w, h };
+  }
+
+  /**
+   * Return whether the view is the whole map at the camera's turn (the overview, or a turn made from it), to 2 % of
+   * its width: two fingers twisting also pinch a little, which must not make a board turned from the overview overflow.
+   */
+  _showsWhole() {
+    const [v, whole] = [this.view, this.wholeView()];
+    return ["x", "y", "w", "h"].every((k) => Math.abs(v[k] - whole[k]) < 0.02 * whole.w);
+  }
+
   /** Map coordinates -> user (viewBox) coordinates under the camera's turn. */
   toUser([x, y]) {
     const [cx, cy] = this._pivot();
@@ -171,8 +209,18 @@ export class HexMap {
     return [cx + dx * Math.cos(a) - dy * Math.sin(a), cy + dx * Math.sin(a) + dy * Math.cos(a)];
   }
 
-  /** Turn the camera by `deg` degrees about the centre of the screen (what is there stays there). */
-  turn(deg) {
+  /**
+   * Turn the camera by `deg` degrees about the centre of the screen (what is there stays there). With `fit`, a camera
+   * showing the whole map goes on showing it, fitted to the turned extent (a key's turn, a snapped drag's or twist's
+   * quarter); a free drag or twist turns by small steps, and refitting at each would swallow the pinch that goes with it.
+   */
+  turn(deg, fit = true) {
+    if (fit && this._showsWhole()) {
+      this.angle = (((this.angle + deg) % 360) + 540) % 360 - 180;
+      this.view = this.wholeView();
+      this._apply();
+      return;
+    }
     const [cx, cy] = this._pivot();
     const mid = [this.view.x + this.view.w / 2, this.view.y + this.view.h / 2];
     const a = (-this.angle * Math.PI) / 180; // the map point now at the screen's centre...
@@ -188,7 +236,7 @@ export class HexMap {
   /** Turn by a drag's or a twist's `deg`: at once, or in `snap` steps once the turn so far is over half a step. */
   _dragTurn(deg) {
     if (!this.snap) {
-      this.turn(deg);
+      this.turn(deg, false);
       return;
     }
     this._pendingTurn += deg;
