@@ -536,12 +536,13 @@ class FronteraAdapter(GameAdapter):
         if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= len(actions):
             raise InputError("bad_ply", f"ply must be an integer in 0..{len(actions)}, got {brief(ply)}")
         game, log = replay_to(data, board, ply)
+        acting = active(game)
         return {
             "game": "frontera",
             "ply": ply,
             "seat": None,
-            "acting": active(game),
-            "turn": (active(game) or [None])[0],
+            "acting": acting,
+            "turn": acting[0] if acting else None,
             "over": game.over,
             "winners": [] if game.winner is None else [game.winner],
             "state": public_view(game, lifted=True),
