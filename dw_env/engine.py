@@ -288,9 +288,13 @@ class Game:
         h = self._handle
         if h is None:
             board, lands, scalars = self.board, self.lands, self.scalars
+            memo = (  # the destination table's memo (dw_env.rules.handle.play): its cell, kinds and position
+                np.full(1, -1, dtype=np.int32), np.zeros_like(self._kinds), np.zeros(board.shape, np.int8),
+                np.zeros(lands.shape, np.int16), np.zeros(scalars.shape, np.int32),
+            )  # fmt: skip
             fields = (
                 self._tables, self._work, board, lands, scalars,
-                self._mask, self._movable, self._kinds, self._dlist,
+                self._mask, self._movable, self._kinds, self._dlist, *memo,
             )  # fmt: skip
             h, entries = build(fields, standard_layout(board, lands, scalars))
             object.__setattr__(self, "_handle", h)

@@ -21,11 +21,16 @@ from numba.experimental import structref
 
 from dw_env.rules.layout import OVER
 from dw_env.rules.moves import movable_piece_list, movable_pieces, piece_destinations
-from dw_env.rules.turn import apply_action, end_request_legal
+from dw_env.rules.turn import apply_action, end_request_legal, move_piece
 from gamecore.arrays import EntryPoints, bound_entries
 
-#: the handle's fields: kernel tables, workspace, state arrays, then the game's own result buffers
-FIELDS = ("G", "W", "board", "lands", "scalars", "mask", "movable", "kinds", "dlist")
+#: the handle's fields: kernel tables, workspace, state arrays, the game's own result buffers, then the
+#: destination table's memo, which only these entry points write: ``listed[0]`` the cell whose destinations
+#: it holds (-1: none), their kinds, and the state arrays as they were when it was filled (see :func:`play`)
+FIELDS = (
+    "G", "W", "board", "lands", "scalars", "mask", "movable", "kinds", "dlist",
+    "listed", "seen_kinds", "seen_board", "seen_lands", "seen_scalars",
+)  # fmt: skip
 
 
 @structref.register
@@ -67,13 +72,63 @@ def destinations(h, cell):  # type: ignore[no-untyped-def]
     """Fill ``h.dlist`` / ``h.kinds`` with the destinations of the piece on ``cell``; return their count (>= 0)."""
     if h.scalars[OVER] == 1:
         h.kinds[:] = 0
+        h.listed[0] = -1
         return 0
-    return max(0, piece_destinations(h.G, h.board, h.lands, h.scalars, cell, h.W, h.kinds, h.dlist))
+    count = max(0, piece_destinations(h.G, h.board, h.lands, h.scalars, cell, h.W, h.kinds, h.dlist))
+    h.listed[0] = cell if count > 0 else -1
+    if count > 0:  # a private copy of the table (callers may write into kinds) and of its position
+        _remember(h)
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _remember(h):  # type: ignore[no-untyped-def]
+    """Copy the destination table's kinds and the state arrays into the handle's memo."""
+    kinds, board, seen_kinds, seen_board = h.kinds, h.board, h.seen_kinds, h.seen_board
+    for i in range(board.shape[0]):  # element loops: numba's slice assignment costs several times more
+        seen_kinds[i] = kinds[i]
+        seen_board[i] = board[i]
+    lands, seen_lands = h.lands, h.seen_lands
+    for r in range(lands.shape[0]):
+        for i in range(lands.shape[1]):
+            seen_lands[r, i] = lands[r, i]
+    scalars, seen_scalars = h.scalars, h.seen_scalars
+    for i in range(scalars.shape[0]):
+        seen_scalars[i] = scalars[i]
+
+
+@njit(cache=True, nogil=True)
+def _unchanged(h):  # type: ignore[no-untyped-def]
+    """Return True if the state arrays hold what they held when the destination table was filled."""
+    diff = 0  # no early exit: a loop that only ORs differences is vectorised, ~2 KB in tens of ns
+    board, seen_board = h.board, h.seen_board
+    for i in range(board.shape[0]):
+        diff |= board[i] ^ seen_board[i]
+    lands, seen_lands = h.lands, h.seen_lands
+    for r in range(lands.shape[0]):
+        for i in range(lands.shape[1]):
+            diff |= lands[r, i] ^ seen_lands[r, i]
+    scalars, seen_scalars = h.scalars, h.seen_scalars
+    for i in range(scalars.shape[0]):
+        diff |= scalars[i] ^ seen_scalars[i]
+    return diff == 0
 
 
 @njit(cache=True, nogil=True)
 def play(h, src, dst):  # type: ignore[no-untyped-def]
-    """Play ``(src, dst)`` and its end of turn; return the move-kind flags or a negative ``ERR_*`` code."""
+    """Play ``(src, dst)`` and its end of turn; return the move-kind flags or a negative ``ERR_*`` code.
+
+    A move from the destination table that :func:`destinations` filled for ``src`` is legal while the
+    position is the one the table was computed from (rule 4: legality depends on the position only), so
+    it is played without computing the piece's destinations again; any other action, or any change to the
+    state arrays since (a move, a direct write, another game over the same arrays), takes the full check
+    of :func:`dw_env.rules.turn.apply_action`. Every action played forgets the table.
+    """
+    listed = h.listed[0]
+    h.listed[0] = -1
+    seen = h.seen_kinds
+    if listed >= 0 and src == listed and 0 <= dst < seen.shape[0] and seen[dst] != 0 and _unchanged(h):
+        return move_piece(h.G, h.board, h.lands, h.scalars, src, dst, seen[dst], h.W)
     return apply_action(h.G, h.board, h.lands, h.scalars, src, dst, h.W)
 
 
@@ -102,9 +157,9 @@ _BOUND: dict[Any, EntryPoints] = {}
 
 
 @njit(cache=True, nogil=True)
-def new_handle(G, W, board, lands, scalars, mask, movable, kinds, dlist):  # type: ignore[no-untyped-def]
+def new_handle(G, W, board, lands, scalars, mask, movable, kinds, dlist, listed, sk, sb, sl, ss):  # type: ignore[no-untyped-def]
     """Return a new handle over the given arrays (compiled once per handle type; see :func:`build`)."""
-    return GameHandle(G, W, board, lands, scalars, mask, movable, kinds, dlist)
+    return GameHandle(G, W, board, lands, scalars, mask, movable, kinds, dlist, listed, sk, sb, sl, ss)
 
 
 #: per kernel tables ``G`` (one tuple per options, cached by the engine): the tables, the compiled

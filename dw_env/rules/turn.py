@@ -320,6 +320,16 @@ def apply_action(G, board, lands, scalars, src, dst, W):  # type: ignore[no-unty
     flags = kinds[dst]
     if flags == 0:
         return ERR_ILLEGAL_DESTINATION
+    return move_piece(G, board, lands, scalars, src, dst, flags, W)
+
+
+@njit(cache=True, nogil=True)
+def move_piece(G, board, lands, scalars, src, dst, flags, W):  # type: ignore[no-untyped-def]
+    """Move the acting player's piece ``src -> dst`` (a legal move of kinds ``flags``), end the turn; return ``flags``.
+
+    Checks nothing: :func:`apply_action` calls it once the move is legal, and a caller holding the move's
+    destinations computed from this very position (``dw_env.rules.handle.play``) may call it directly.
+    """
     p = scalars[TURN]
     piece = board[src]
     if flags & SWAP:  # rule 4.10: the knight takes the king's old cell
