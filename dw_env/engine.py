@@ -508,7 +508,13 @@ class Game:
         never bools): two cells, or ``(-1, -1)`` pass, ``(-2, -1)`` end request. Raises
         :class:`IllegalActionError` naming the problem; the game is then unchanged.
         """
-        src, dst = check_action(move, self._num_cells)
+        try:  # the hot path: a pair of ints on the map passes check_action's tests here, without its call
+            src, dst = move
+        except (TypeError, ValueError):
+            src = dst = -3  # not a cell: check_action below names what is wrong
+        n = self._num_cells
+        if type(src) is not int or type(dst) is not int or not (0 <= src < n and 0 <= dst < n):
+            src, dst = check_action(move, n)  # passes, end requests, numpy integers; raises on the rest
         h = self._handle or self._bind()[0]
         code: int = self._entries.play(h, src, dst)
         if code < 0:  # the kernel changed nothing; say why

@@ -17,6 +17,7 @@ import pytest
 
 from dw_env.engine import PASS_MOVE, Game, IllegalActionError
 from dw_env.options import GameOptions
+from dw_env.rules import handle
 from dw_env.rules import layout as lay
 
 SMALL = GameOptions(land_radius=1, map_radius=2, max_rounds=40)
@@ -114,3 +115,39 @@ def test_writing_into_the_returned_kinds_does_not_make_a_move_legal_rule_4() -> 
     with pytest.raises(IllegalActionError, match="cannot move to"):
         game.play((src, far))
     assert game == before
+
+
+def test_a_game_over_strided_arrays_plays_from_the_table_like_the_standard_one_rule_4() -> None:
+    game, src, dst = position_with_a_step()
+    wide = np.zeros((game.geometry.num_cells, 2), dtype=np.int8)
+    wide[:, 0] = game.board
+    strided = Game.of_checked_arrays(SMALL, game.geometry, wide[:, 0], game.lands.copy(), game.scalars.copy())
+    strided.destination_cells(src)
+    strided.board[dst] = lay.piece_code((game.turn + 1) % 3, lay.KNIGHT)  # stale for this layout too
+    with pytest.raises(IllegalActionError, match="cannot move to"):
+        strided.play((src, dst))
+    strided.board[dst] = 0
+    strided.destination_cells(src)
+    assert strided.play((src, dst)) == game.play((src, dst)) and strided == game
+
+
+@pytest.mark.parametrize("marks", [[], [0], [7, 8], [1151, 1152], [5, 64, 1158], list(range(0, 1159, 3))])
+def test_movable_cells_lists_every_marked_cell_in_order(marks: list[int]) -> None:
+    mask = np.zeros(1159, dtype=np.int8)  # the standard map's cell count: 144 words and 7 cells more
+    mask[marks] = 1
+    cells = np.full(1159, -1, dtype=np.int32)
+    assert handle._list_marked(mask, cells) == len(marks)
+    assert cells[: len(marks)].tolist() == marks
+
+
+def test_movable_cells_agrees_with_the_movable_mask_rule_3_2() -> None:
+    rng = random.Random(3)
+    game = Game.new(GameOptions(max_rounds=12))
+    while not game.over:
+        assert game.movable_cells().tolist() == np.flatnonzero(game.movable_mask()).tolist()
+        pieces = game.movable_cells().tolist()
+        if not pieces:
+            game.pass_turn()
+            continue
+        src = rng.choice(pieces)
+        game.play((src, rng.choice(game.destination_cells(src)[0].tolist())))

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from numba import njit, types
 from numba.experimental import structref
 
 from dw_env.rules.layout import OVER
-from dw_env.rules.moves import movable_piece_list, movable_pieces, piece_destinations
+from dw_env.rules.moves import movable_pieces, piece_destinations
 from dw_env.rules.turn import apply_action, end_request_legal, move_piece
 from gamecore.arrays import EntryPoints, bound_entries
 
@@ -55,7 +56,31 @@ def movable_list(h):  # type: ignore[no-untyped-def]
     """List the acting player's movable pieces in ``h.movable``; return their count (0 once the game is over)."""
     if h.scalars[OVER] == 1:
         return 0
-    return movable_piece_list(h.G, h.board, h.lands, h.scalars, h.W, h.mask, h.movable)
+    movable_pieces(h.G, h.board, h.lands, h.scalars, h.W, h.mask)
+    return _list_marked(h.mask, h.movable)
+
+
+@njit(cache=True, nogil=True)
+def _list_marked(mask, cells):  # type: ignore[no-untyped-def]
+    """Write the indices of the non-zero bytes of ``mask`` (int8, C order) to ``cells``; return how many.
+
+    A few pieces among a thousand cells: testing eight bytes at once skips the empty stretches (about a
+    quarter of the time of a byte loop on the standard map).
+    """
+    whole = mask.shape[0] // 8 * 8
+    words = mask[:whole].view(np.uint64)
+    n = 0
+    for w in range(words.shape[0]):
+        if words[w] != 0:
+            for c in range(8 * w, 8 * w + 8):
+                if mask[c] != 0:
+                    cells[n] = c
+                    n += 1
+    for c in range(whole, mask.shape[0]):
+        if mask[c] != 0:
+            cells[n] = c
+            n += 1
+    return n
 
 
 @njit(cache=True, nogil=True)
@@ -100,18 +125,20 @@ def _remember(h):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def _unchanged(h):  # type: ignore[no-untyped-def]
     """Return True if the state arrays hold what they held when the destination table was filled."""
-    diff = 0  # no early exit: a loop that only ORs differences is vectorised, ~2 KB in tens of ns
+    # No early exit, and a boolean accumulator: LLVM then compares 64 bytes per instruction (the board in
+    # about 15 ns; an int accumulator, or uint64 views, cost 100 to 150 ns)
     board, seen_board = h.board, h.seen_board
+    diff = False
     for i in range(board.shape[0]):
-        diff |= board[i] ^ seen_board[i]
+        diff |= board[i] != seen_board[i]
     lands, seen_lands = h.lands, h.seen_lands
     for r in range(lands.shape[0]):
         for i in range(lands.shape[1]):
-            diff |= lands[r, i] ^ seen_lands[r, i]
+            diff |= lands[r, i] != seen_lands[r, i]
     scalars, seen_scalars = h.scalars, h.seen_scalars
     for i in range(scalars.shape[0]):
-        diff |= scalars[i] ^ seen_scalars[i]
-    return diff == 0
+        diff |= scalars[i] != seen_scalars[i]
+    return not diff
 
 
 @njit(cache=True, nogil=True)
