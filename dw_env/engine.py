@@ -276,6 +276,7 @@ class Game:
         self._dlist = np.zeros(self.geometry.num_cells, dtype=np.int32)
         self._mask = np.zeros(self.geometry.num_cells, dtype=np.int8)
         self._movable = np.zeros(self.geometry.num_cells, dtype=np.int32)
+        self._views: tuple[dict[int, Any], dict[int, Any]] = ({}, {})  # slices of _movable, _dlist by length
         self._handle: GameHandle | None = None  # built on the first kernel call: many games never make one
         self._entries: Any = None
 
@@ -314,12 +315,14 @@ class Game:
         """Return the state to pickle or deep-copy: everything but the compiled handle, rebuilt on first use."""
         state = self.__dict__.copy()
         state["_handle"] = state["_entries"] = None
+        state["_views"] = ({}, {})  # views of this game's buffers; a copy slices its own
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         state.setdefault("_handle", None)  # games pickled before the handle existed
         state.setdefault("_entries", None)
         state.setdefault("_num_cells", state["geometry"].num_cells)
+        state.setdefault("_views", ({}, {}))
         self.__dict__.update(state)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -460,7 +463,11 @@ class Game:
     def movable_cells(self) -> NDArray[np.int32]:
         """Return the cells of the acting player's movable pieces as an array, valid until the next call."""
         h = self._handle or self._bind()[0]  # the hot path: no call or tuple once bound
-        return self._movable[: self._entries.movable_list(h)]
+        n = self._entries.movable_list(h)
+        view = self._views[0].get(n)  # a dict look-up costs a third of slicing a new view
+        if view is None:
+            view = self._views[0][n] = self._movable[:n]
+        return view
 
     def destination_cells(self, cell: int) -> tuple[NDArray[np.int32], NDArray[np.int8]]:
         """Return (destination cells, kind flags per cell) of a piece as arrays, valid until the next call.
@@ -472,7 +479,11 @@ class Game:
         if not 0 <= cell < self._num_cells:
             self._check_cell(cell, "cell")  # raises, naming the cell
         h = self._handle or self._bind()[0]
-        return self._dlist[: self._entries.destinations(h, cell)], self._kinds
+        n = self._entries.destinations(h, cell)
+        view = self._views[1].get(n)
+        if view is None:
+            view = self._views[1][n] = self._dlist[:n]
+        return view, self._kinds
 
     def destinations(self, cell: int) -> dict[int, int]:
         """Return {destination cell: move-kind flags} for the acting player's piece on ``cell``.

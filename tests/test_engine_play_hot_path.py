@@ -10,7 +10,10 @@ the arrays, another game over the same arrays, or a caller writing into the retu
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -151,3 +154,20 @@ def test_movable_cells_agrees_with_the_movable_mask_rule_3_2() -> None:
             continue
         src = rng.choice(pieces)
         game.play((src, rng.choice(game.destination_cells(src)[0].tolist())))
+
+
+@pytest.mark.parametrize("clone", [copy.deepcopy, lambda g: pickle.loads(pickle.dumps(g)), Game.copy])
+def test_a_copy_lists_cells_from_its_own_buffers_not_the_originals_views(clone: Any) -> None:
+    game = Game.new(SMALL)
+    for _ in range(6):  # fill the game's cached result views with a few lengths
+        src = int(game.movable_cells()[0])
+        game.play((src, int(game.destination_cells(src)[0][-1])))
+    twin = clone(game)
+    for _ in range(6):
+        cells = twin.movable_cells()
+        assert cells.tolist() == np.flatnonzero(twin.movable_mask()).tolist()
+        src = int(cells[-1])
+        dests, kinds = twin.destination_cells(src)
+        assert sorted(dests.tolist()) == sorted(twin.destinations(src)) and kinds is twin._kinds
+        twin.play((src, int(dests[0])))
+    assert twin != game
