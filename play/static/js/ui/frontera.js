@@ -10,6 +10,7 @@ import { FronteraBoard, UNKNOWN } from "../board/frontera.js";
 import { BoardGameScreen, BoardMenuScreen, BoardReplayScreen, optionLabel } from "./board_game.js";
 import { seatStatus } from "./presence.js";
 import { seatMenu } from "./seat_menu.js";
+import { startAutoplay, stopAutoplay } from "./autoplay.js";
 
 export const GAME = "frontera";
 const SEATS = ["red", "blue", "green", "yellow", "purple", "orange"];
@@ -512,21 +513,11 @@ export class FronteraReplayScreen extends BoardReplayScreen {
 
   /** Play the record by itself from the current ply, one ply a second at 1× (the speed select divides it). */
   play() {
-    if (this.ply >= this.plies) this.goto(0);
-    const tick = async () => {
-      if (!this.timer) return;
-      await this.goto(this.ply + 1);
-      if (this.ply >= this.plies) this.pause();
-      else if (this.timer) this.timer = setTimeout(tick, 1000 / Number(this.speedSel.value));
-    };
-    this.timer = setTimeout(tick, 1000 / Number(this.speedSel.value));
-    this._playing(true);
+    startAutoplay(this);
   }
 
   pause() {
-    clearTimeout(this.timer);
-    this.timer = null;
-    this._playing(false);
+    stopAutoplay(this);
   }
 
   _playing(on) {

@@ -6,6 +6,7 @@ import { t, tn, has, getLang, onLangChange, langSwitch, errorText, aiName } from
 import * as api from "../api.js";
 import { DomainWheelView, PLAYER_KEYS, normaliseLayout, normaliseState } from "../board/domain_wheel.js";
 import { el, logText, renderBanner, renderCards } from "./hud.js";
+import { startAutoplay, stopAutoplay } from "./autoplay.js";
 import { RecordViews, replayControls, replayKey } from "./screen_parts.js";
 
 export class ReplayScreen {
@@ -158,21 +159,11 @@ export class ReplayScreen {
 
   /** Play the record by itself from the current ply, one ply every second at 1× (the speed select divides it). */
   play() {
-    if (this.ply >= this.plies) this.goto(0);
-    const tick = async () => {
-      if (!this.timer) return;
-      await this.goto(this.ply + 1);
-      if (this.ply >= this.plies) this.pause();
-      else if (this.timer) this.timer = setTimeout(tick, 1000 / Number(this.speedSel.value));
-    };
-    this.timer = setTimeout(tick, 1000 / Number(this.speedSel.value));
-    this._playing(true);
+    startAutoplay(this);
   }
 
   pause() {
-    clearTimeout(this.timer);
-    this.timer = null;
-    this._playing(false);
+    stopAutoplay(this);
   }
 
   _playing(on) {
