@@ -23,7 +23,8 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+import traceback
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from training.distributed.interrupt import STOP_SIGNALS
@@ -104,6 +105,30 @@ def kill_pool(pool: Any) -> None:
     for process in list((getattr(pool, "_processes", None) or {}).values()):  # no public handle on them
         with contextlib.suppress(OSError, ValueError):
             process.kill()
+
+
+def serve_requests(fd: int, handle: Callable[[Any], tuple[str, Any]]) -> None:
+    """Answer each request read from socket ``fd`` with ``handle(request)`` until a ``("stop",)`` or the trainer goes.
+
+    A worker's loop: an exception in ``handle`` travels back as ``("error", traceback)`` (the trainer raises
+    it); a closed socket, either way, ends the loop quietly, since the trainer that would read the answer is gone.
+    """
+    conn = multiprocessing.connection.Connection(fd)
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):  # the trainer is gone
+            return
+        if message[0] == "stop":
+            return
+        try:
+            answer = handle(message)
+        except Exception:  # noqa: BLE001 - every error goes back to the trainer, which raises it
+            answer = ("error", traceback.format_exc())
+        try:
+            conn.send(answer)
+        except OSError:  # the trainer is gone
+            return
 
 
 class WorkerProcess:

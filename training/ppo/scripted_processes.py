@@ -28,8 +28,6 @@ close and exits.
 
 from __future__ import annotations
 
-import multiprocessing.connection
-import traceback
 import weakref
 from typing import Any
 
@@ -37,7 +35,7 @@ import numpy as np
 
 from dw_env.envs.actions import move_to_actions
 from dw_env.info import PLAYER_NAMES
-from training.distributed.worker_process import WorkerProcess, ignore_stop_signals
+from training.distributed.worker_process import WorkerProcess, ignore_stop_signals, serve_requests
 from training.ppo.league import ScriptedSeats, start_seats
 
 Key = tuple[int, int, str]  # (slot, seat, kind)
@@ -177,23 +175,7 @@ def _close_all(workers: list[ScriptedWorker]) -> None:
 def worker_main(fd: int) -> None:
     """A worker process's entry point: serve the requests that come through socket ``fd`` until told to stop."""
     ignore_stop_signals()  # the trainer stops after its update, and saves the AIs' states from here
-    conn = multiprocessing.connection.Connection(fd)
-    served = _Served()
-    while True:
-        try:
-            message = conn.recv()
-        except (EOFError, OSError):  # the trainer is gone
-            return
-        if message[0] == "stop":
-            return
-        try:
-            answer = served.handle(message)
-        except Exception:  # noqa: BLE001 - every error goes back to the trainer, which raises it
-            answer = ("error", traceback.format_exc())
-        try:
-            conn.send(answer)
-        except OSError:  # the trainer is gone
-            return
+    serve_requests(fd, _Served().handle)
 
 
 class _Served:

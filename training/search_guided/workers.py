@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing.connection
-import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
@@ -33,7 +32,7 @@ from typing import Any, Protocol, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from training.distributed.worker_process import POLL_SECONDS, WorkerProcess, ignore_stop_signals
+from training.distributed.worker_process import POLL_SECONDS, WorkerProcess, ignore_stop_signals, serve_requests
 
 Weights = dict[str, NDArray[Any]]
 
@@ -341,26 +340,15 @@ def open_self_play(config: Any, net: Any) -> Iterator[SelfPlay]:
 def worker_main(fd: int) -> None:
     """A worker process's entry point: serve the requests that come through socket ``fd`` until told to stop."""
     ignore_stop_signals()  # the trainer decides what a signal means, and kills this process if it must
-    conn = multiprocessing.connection.Connection(fd)
     player: SelfPlayer | None = None
-    answer: tuple[str, Any]
-    while True:
-        try:
-            message = conn.recv()
-        except (EOFError, OSError):  # the trainer is gone
-            return
-        if message[0] == "stop":
-            return
-        try:
-            if message[0] == "setup":
-                player, answer = SelfPlayer(message[1]), ("done", None)
-            elif message[0] == "play" and player is not None:
-                answer = ("done", player.play(*message[1:]))
-            else:
-                raise ValueError(f"unexpected request {message[0]!r}; allowed: setup, then play, stop")
-        except Exception:  # noqa: BLE001 - every error goes back to the trainer, which raises it
-            answer = ("error", traceback.format_exc())
-        try:
-            conn.send(answer)
-        except OSError:  # the trainer is gone
-            return
+
+    def handle(message: Any) -> tuple[str, Any]:
+        nonlocal player
+        if message[0] == "setup":
+            player = SelfPlayer(message[1])
+            return ("done", None)
+        if message[0] == "play" and player is not None:
+            return ("done", player.play(*message[1:]))
+        raise ValueError(f"unexpected request {message[0]!r}; allowed: setup, then play, stop")
+
+    serve_requests(fd, handle)
