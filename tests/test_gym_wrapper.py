@@ -26,6 +26,13 @@ class PassingPolicy:
         return PASS_MOVE
 
 
+@pytest.fixture(autouse=True)
+def _sb3_logs_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """stable-baselines3 makes an empty ``SB3-<time>`` folder in the system's temp dir on every learn() unless
+    ``SB3_LOGDIR`` names one: the suite left a dozen there per run."""
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "sb3"))
+
+
 def test_spaces_and_illegal_actions() -> None:
     # gymnasium's check_env steps unmasked random actions, which a masked env rightly refuses
     env = SingleSeatEnv(seat=1, **SMALL)
