@@ -124,3 +124,75 @@ class TwoPhaseDriver:
         src = self.cell_of(seat, first)
         second = choose(*self.encode(game, seat, selected=src))
         return Move(src, self.cell_of(seat, second))
+
+
+class DecisionGame:
+    """A game as a sequence of single decisions, on the board-game engine contract (search-guided training).
+
+    The env's two actions of one move (rule 3.2: a piece, then its destination) are two consecutive
+    decisions of the same player: ``observe()`` is the acting player's phase-1 observation, or its phase-2
+    one once a piece is selected; ``play(action)`` takes an action of that observation's mask (in the
+    player's frame). Pass and end request (rules 3.2b, 9.3) are whole moves in one decision. So a search
+    written for one-decision turns (training/search_guided/search.py) walks Domain Wheel unchanged, and
+    every decision's target is a distribution over the network's own outputs. ``turn``, ``over``,
+    ``truncated`` and ``winners`` are the engine's; copies share the driver (its tables and buffers), so
+    the arrays ``observe`` returns are overwritten by the next call on any copy: use or copy them at once.
+    """
+
+    def __init__(self, game: Game, driver: TwoPhaseDriver, selected: int = -1) -> None:
+        self.engine, self.driver, self.selected = game, driver, selected
+
+    @property
+    def turn(self) -> int:
+        return self.engine.turn
+
+    @property
+    def over(self) -> bool:
+        return self.engine.over
+
+    @property
+    def truncated(self) -> bool:
+        return self.engine.truncated
+
+    @property
+    def winners(self) -> list[int]:
+        return self.engine.winners
+
+    def copy(self) -> DecisionGame:
+        """Return an independent copy (the engine's arrays copied, the driver shared), of the same class."""
+        return type(self)(self.engine.copy(), self.driver, self.selected)
+
+    def observe(self) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
+        """Return the acting player's (observation, mask) of this decision: phase 1, or phase 2 with its piece."""
+        return self.driver.encode(self.engine, self.engine.turn, self.selected)
+
+    def legal_actions(self) -> list[int]:
+        """Return the legal actions of this decision, in the acting player's frame."""
+        return [int(a) for a in np.flatnonzero(self.observe()[1])]
+
+    def play(self, action: int) -> None:
+        """Play one decision: a piece (the move goes on), pass or end request (phase 1), or a destination."""
+        c, seat = self.driver.geometry.num_cells, self.engine.turn
+        mask = self.observe()[1]
+        if not 0 <= action < len(mask) or not mask[action]:
+            phase = "phase 1 (a piece, pass or end request)" if self.selected < 0 else "phase 2 (a destination)"
+            raise ValueError(f"action {brief(action)} is not legal in {phase}; legal: {brief(np.flatnonzero(mask))}")
+        if self.selected >= 0:
+            src, self.selected = self.selected, -1
+            self.engine.play(Move(src, self.cell_of(seat, action)))
+        elif action == c:
+            self.engine.play(PASS_MOVE)
+        elif action == c + 1:
+            self.engine.play(END_REQUEST_MOVE)
+        else:
+            self.selected = self.cell_of(seat, action)
+
+    def cell_of(self, seat: int, action: int) -> int:
+        """Return the map cell that frame cell ``action`` of ``seat`` names."""
+        return self.driver.cell_of(seat, action)
+
+    def play_move(self, move: Move) -> None:
+        """Play a whole engine move (a scripted seat's) at a move's first decision."""
+        if self.selected >= 0:
+            raise ValueError(f"a whole move {brief(move)} cannot be played after a piece was selected (phase 2)")
+        self.engine.play(move)

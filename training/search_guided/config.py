@@ -8,9 +8,10 @@ the value given here::
              picks a GPU when torch sees one; self-play stays on the CPU), selfplay_workers (0: self-play
              in the trainer's process; N: in N worker processes, or on N Ray actors with cluster: auto,
              HOST:PORT or local)
-    game:    name (an id of policies.games with a board-game engine: alveole, conquer) and that game's options
-    network: channels, cell_layers, head_hidden (policies/board_network.py), init_from (a checkpoint to start
-             from: a PPO run's or a search-guided one's)
+    game:    name (alveole, conquer or domain_wheel: training/search_guided/games.py) and that game's options
+    network: channels, cell_layers, head_hidden (policies/board_network.py; Domain Wheel's
+             policies/domain_wheel/network.py, with land_layers), init_from (a checkpoint to start from: a PPO
+             run's, a shipped agent, a search-guided one's or a value refit's)
     search:  simulations, cheap_simulations, full_fraction (playout-cap randomisation), gumbel_k, c_visit,
              c_scale, c_puct
     learn:   games_per_iteration, buffer_size, batch_size, updates_per_iteration, learning_rate, weight_decay,
@@ -18,7 +19,9 @@ the value given here::
     eval:    games, opponents (the game's scripted seats the bare network meets after every iteration)
     value_fit: (Domain Wheel only, ``game.name: domain_wheel``) games, lineups, opening_plies, held_out,
              epochs, batch_size, learning_rate, weight_decay, reinit: the warm start that refits the value
-             head of ``network.init_from`` to game outcomes, the policy frozen (training/search_guided/value_fit.py)
+             head of ``network.init_from`` to game outcomes, the policy frozen (training/search_guided/value_fit.py).
+             A config with this section runs that refit instead of self-play; its ``policy.pt`` is then a
+             self-play config's ``network.init_from`` (the optional first stage)
 
 Validation is as strict as PPO's: an unknown section or key, a value of the wrong type or out of range is an
 error naming the key, the value received (bounded) and what is allowed. The YAML is read by
@@ -84,6 +87,9 @@ class NetworkConfig(_Section):
     channels: int = Field(32, ge=1, le=512)
     cell_layers: int = Field(4, ge=0, le=64)
     head_hidden: int = Field(64, ge=1, le=4096)
+    #: Domain Wheel's land message-passing layers (policies/domain_wheel/network.py; None: 3, the shipped
+    #: agents'); a board game's network has none, and refuses a value
+    land_layers: int | None = Field(None, ge=0, le=64)
     init_from: str = ""
 
 
@@ -136,7 +142,8 @@ class Config(_Section):
     search: SearchConfig = SearchConfig()
     learn: LearnConfig = LearnConfig()
     eval: EvalConfig = EvalConfig()
-    value_fit: ValueFitConfig = ValueFitConfig()
+    #: Domain Wheel only: with this section the run is the value refit (value_fit.py), without it self-play
+    value_fit: ValueFitConfig | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the config as plain data (what :func:`from_dict` reads back)."""
@@ -180,7 +187,8 @@ def from_dict(data: dict[str, Any], overrides: Sequence[str] = ()) -> Config:
         )
         if first["type"] == "extra_forbidden" and len(first["loc"]) == 2:
             section_model = Config.model_fields[str(first["loc"][0])].annotation
-            allowed = ", ".join(getattr(section_model, "model_fields", {}))
+            models = [section_model, *getattr(section_model, "__args__", ())]  # an optional section: its model
+            allowed = ", ".join(next((m.model_fields for m in models if hasattr(m, "model_fields")), {}))
         hint = f"; allowed: {allowed}" if allowed else ""
         message = first["msg"].removeprefix("Value error, ")  # a validator's own text names what is allowed
         got = "" if isinstance(first.get("input"), dict) else f", got {brief(first.get('input'))}"

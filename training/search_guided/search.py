@@ -81,8 +81,13 @@ def outcome_vector(game: Any, players: int) -> NDArray[np.float64]:
 
     A sole winner gets +1 and each other seat ``-1/(n-1)``; ``k`` winners share the win (each
     ``n/(k(n-1)) - 1/(n-1)``); a truncation (not a rule ending) or a game without winners is all 0. With two
-    players that is +1/-1/0 as in the board search (policies/board_search.py).
+    players that is +1/-1/0 as in the board search (policies/board_search.py). A game whose engine view
+    names its own results (``results()``: Domain Wheel's rule 9.5, a sole winner +1 and the others -1/2,
+    two winners +1/2 each and the loser -1) is valued by them.
     """
+    results = getattr(game, "results", None)
+    if results is not None:
+        return np.asarray(results(), dtype=np.float64)
     out = np.zeros(players)
     winners = list(game.winners)
     if game.truncated or not winners:

@@ -113,17 +113,21 @@ def learn(
     return {k: v / max(updates, 1) for k, v in sums.items()}
 
 
-def evaluate(adapter: Any, options: Any, net: Any, opponents: list[str], games: int, seed: int) -> dict[str, float]:
-    """Return the bare network's (greedy) win rate against each scripted seat, seats alternating."""
+def evaluate(view: Any, net: Any, opponents: list[str], games: int, seed: int) -> dict[str, float]:
+    """Return the bare network's (greedy) win rate against each scripted seat, seats alternating.
+
+    ``view`` is the game's search-guided view (training/search_guided/games.py): the network plays its
+    decisions (Domain Wheel's two a move), a scripted seat whole moves.
+    """
     import torch
 
     rates = {}
     for name in opponents:
         wins = 0.0
         for g in range(games):
-            seat = g % adapter.num_players
-            rival = adapter.make_seat(name, seed=seed + g)
-            game = adapter.new_game(options)
+            seat = g % view.players
+            rival = view.adapter.make_seat(name, seed=seed + g)
+            game = view.new_game()
             while not game.over:
                 if int(game.turn) == seat:
                     obs, mask = game.observe()
@@ -131,29 +135,22 @@ def evaluate(adapter: Any, options: Any, net: Any, opponents: list[str], games: 
                         logits = net(torch.from_numpy(obs)[None])[0][0].numpy()
                     game.play(int(np.argmax(np.where(mask > 0, logits, -np.inf))))
                 else:
-                    game.play(rival.act(game, int(game.turn)))
+                    view.play_seat(game, rival)
             wins += (seat in game.winners) / max(len(game.winners), 1)
         rates[name] = wins / max(games, 1)
     return rates
 
 
-def _payload(config: Config, adapter: Any, options: Any, net: Any, training: dict[str, Any] | None) -> dict[str, Any]:
+def _payload(config: Config, view: Any, net: Any, training: dict[str, Any] | None) -> dict[str, Any]:
     from policies import checkpoint
 
-    n = config.network
     payload = {
         "format": checkpoint.FORMAT,
         "format_version": checkpoint.FORMAT_VERSION,
-        "observation_version": adapter.observation_version(),
-        "game": adapter.game_id,
-        "options": adapter.options_to_dict(options),
-        "network": {
-            "channels": n.channels,
-            "cell_layers": n.cell_layers,
-            "land_layers": 0,
-            "head_hidden": n.head_hidden,
-            "turn_trunk": 0,
-        },
+        "observation_version": view.observation_version(),
+        "game": view.adapter.game_id,
+        "options": view.adapter.options_to_dict(view.options),
+        "network": view.network_size(config.network),
         "model": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
         "config": config.to_dict(),
     }
@@ -188,18 +185,17 @@ def _train(
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
-    from policies import checkpoint, games
+    from policies import checkpoint
+    from training.search_guided.games import training_game
     from training.search_guided.workers import open_self_play, weights_of
 
-    if config.game["name"] == "domain_wheel":  # so far its warm start alone: the value refit (value_fit.py)
+    if config.value_fit is not None:  # Domain Wheel's warm start, a run of its own (value_fit.py)
         from training.search_guided import value_fit
 
         return value_fit.train(config, resume, run_dir, overwrite)
     torch.set_num_threads(config.run.torch_threads)
-    adapter = games.get(config.game["name"])
-    if not hasattr(adapter, "make_network"):
-        raise ValueError(f"game.name: search-guided training plays the board games, not {adapter.game_id}")
-    options = adapter.options_from_dict({k: v for k, v in config.game.items() if k != "name"})
+    view = training_game(config)
+    adapter = view.adapter
     for name in config.eval.opponents:  # a misspelt seat is refused now, not after the first iteration
         if not adapter.is_registered(name):
             raise ValueError(
@@ -208,18 +204,16 @@ def _train(
             )
     torch.manual_seed(config.run.seed)
     n = config.network
-    net = adapter.make_network(
-        options, {"channels": n.channels, "cell_layers": n.cell_layers, "head_hidden": n.head_hidden}
-    )
+    net = view.make_network(n)
     optimizer = torch.optim.AdamW(
         net.parameters(), lr=config.learn.learning_rate, weight_decay=config.learn.weight_decay
     )
-    players = adapter.num_players
-    probe = adapter.new_game(options)
+    players = view.players
+    probe = view.new_game()
     obs, mask = probe.observe()
     replay = Replay(config.learn.buffer_size, obs.size, mask.size, players)
     rng = np.random.default_rng(config.run.seed)
-    symmetries = adapter.symmetries(options) if config.learn.symmetries else None
+    symmetries = view.symmetries() if config.learn.symmetries else None
     counters = {"iterations": 0, "moves": 0, "targets": 0, "games": 0, "samples": 0, "seconds": 0.0}
     if resume is not None:
         payload = checkpoint.load(resume, game_id=adapter.game_id)
@@ -259,7 +253,7 @@ def _train(
             "torch_rng": torch.get_rng_state(),
             "counters": dict(counters),
         }
-        save_run(folder, _payload(config, adapter, options, net, training))
+        save_run(folder, _payload(config, view, net, training))
 
     games_played = stack.enter_context(open_self_play(config, player))  # stopped when the run ends
     while counters["iterations"] < config.run.iterations and not stop.requested:
@@ -298,7 +292,7 @@ def _train(
         for name, value in rates.items():
             writer.add_scalar(name, value, step)
         if config.eval.games and not stop.requested:
-            rates = evaluate(adapter, options, player, config.eval.opponents, config.eval.games, config.run.seed)
+            rates = evaluate(view, player, config.eval.opponents, config.eval.games, config.run.seed)
             for name, rate in rates.items():
                 writer.add_scalar(f"eval/win_rate_{name}", rate, step)
         if step % config.run.checkpoint_every == 0 or step == config.run.iterations or stop.requested:

@@ -19,14 +19,19 @@ class Targets(Protocol):
 
 
 def value_vectors(values: Any, players: int) -> Any:
-    """Return a network's values as vectors ``[B, players]``: a board network's ``[B]`` is ``(v, -v)``."""
+    """Return a network's values as vectors ``[B, players]`` in the acting player's frame.
+
+    A network with one value ``v`` (the acting player's: a board network's, Domain Wheel's) gives each rival
+    ``-v/(players-1)``: ``(v, -v)`` with two players, ``(v, -v/2, -v/2)`` with three (the play-time search's
+    default, policies/domain_wheel/search.py). Its squared error to a zero-sum outcome vector is least at
+    ``v`` = the acting player's outcome, so the learner fits ``v`` to exactly that.
+    """
     import torch
 
     if values.dim() == 2:
         return values
-    if players != 2:
-        raise ValueError(f"a network with one value output plays two-player games only, not {players}")
-    return torch.stack([values, -values], 1)
+    rivals = (-values / (players - 1))[:, None].expand(-1, players - 1)
+    return torch.cat([values[:, None], rivals], 1)
 
 
 def network_evaluator(net: Any, players: int) -> Any:

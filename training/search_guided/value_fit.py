@@ -36,7 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gamecore.errors import brief
-from training.search_guided.config import Config
+from training.search_guided.config import Config, ValueFitConfig
 from training.search_guided.run_files import run_folder, save_run
 
 FORMAT_TRAINING = "value-fit-1"
@@ -113,6 +113,13 @@ def value_inputs(net: Any, obs: NDArray[np.int8]) -> NDArray[np.float32]:
     return seen[0].float().numpy().copy()
 
 
+def section(config: Config) -> ValueFitConfig:
+    """Return the config's ``value_fit`` section; ValueError if it has none (the run is then self-play)."""
+    if config.value_fit is None:
+        raise ValueError("value_fit: the value refit needs a value_fit section, got none")
+    return config.value_fit
+
+
 def seating(lineups: list[str], index: int) -> list[str]:
     """Return game ``index``'s seats: the line-ups in turn, each rotated through the three seatings."""
     seats = [s.strip() for s in lineups[index % len(lineups)].split(",")]
@@ -131,7 +138,7 @@ def play_and_record(
 
     adapter = games.get("domain_wheel")
     seed = config.run.seed * 1_000_003 + index
-    specs = seating(config.value_fit.lineups, index)
+    specs = seating(section(config).lineups, index)
     players = []
     for s, spec in enumerate(specs):
         if spec == NETWORK_SEAT:
@@ -141,7 +148,7 @@ def play_and_record(
             players.append(adapter.make_seat(spec, seed * NUM_PLAYERS + s))
     driver = TwoPhaseDriver(options)
     game = adapter.new_game(options)
-    opening = opening_moves(options, config.run.seed, index, config.value_fit.opening_plies, "domain_wheel")
+    opening = opening_moves(options, config.run.seed, index, section(config).opening_plies, "domain_wheel")
     views: list[NDArray[np.int8]] = []
     viewers: list[int] = []
     acted: list[bool] = []
@@ -162,7 +169,7 @@ def fit_head(head: Any, features: NDArray[np.float32], targets: NDArray[np.float
     """Fit ``head`` (the value head, in place) to ``targets`` by Adam on squared error; return each epoch's loss."""
     import torch
 
-    v = config.value_fit
+    v = section(config)
     generator = torch.Generator().manual_seed(config.run.seed)
     optimizer = torch.optim.Adam(head.parameters(), lr=v.learning_rate, weight_decay=v.weight_decay)
     x, y = torch.from_numpy(features), torch.from_numpy(targets)
@@ -196,14 +203,15 @@ def refit(net: Any, samples: Samples, config: Config) -> dict[str, float]:
     import torch
 
     features, targets, game_of, actor = samples.arrays()
-    first_held = int(round(config.value_fit.games * (1.0 - config.value_fit.held_out)))
+    v = section(config)
+    first_held = int(round(v.games * (1.0 - v.held_out)))
     train, held = game_of < first_held, game_of >= first_held
     before = {
         "held_mse_before": squared_error(net.value_head, features[held], targets[held]),
         "held_mse_actor_before": squared_error(net.value_head, features[held & actor], targets[held & actor]),
     }
     head = copy.deepcopy(net.value_head)
-    if config.value_fit.reinit:
+    if v.reinit:
         torch.manual_seed(config.run.seed)
         for layer in head:
             if hasattr(layer, "reset_parameters"):
@@ -231,7 +239,7 @@ def train(
     from policies.domain_wheel.network_policy import NetworkPolicy
 
     adapter = games.get("domain_wheel")
-    v = config.value_fit
+    v = section(config)
     if not config.network.init_from:
         raise ValueError("network.init_from: the Domain Wheel value refit needs the network to refit, got none")
     for lineup in v.lineups:

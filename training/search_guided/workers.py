@@ -27,7 +27,7 @@ import contextlib
 import multiprocessing.connection
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -107,25 +107,22 @@ class SelfPlayer:
     def __init__(self, config: dict[str, Any], net: Any = None) -> None:
         import torch
 
-        from policies import games
         from training.search_guided import config as sg
+        from training.search_guided.games import training_game
         from training.search_guided.search import GumbelSearch, SearchSettings
         from training.search_guided.self_play import network_evaluator
 
         self.config = sg.from_dict(config)
-        self.adapter = cast(Any, games.get(self.config.game["name"]))  # a board game's: it has make_network
-        self.options = self.adapter.options_from_dict({k: v for k, v in self.config.game.items() if k != "name"})
+        self.view = training_game(self.config)
         if net is None:
             torch.set_num_threads(self.config.run.torch_threads)  # the trainer's count: the same passes' rounding
-            n = self.config.network
-            size = {"channels": n.channels, "cell_layers": n.cell_layers, "head_hidden": n.head_hidden}
-            net = self.adapter.make_network(self.options, size)
+            net = self.view.make_network(self.config.network)
         self.net = net
-        self.players = self.adapter.num_players
+        self.players = self.view.players
         s = self.config.search
         settings = SearchSettings(s.simulations, s.gumbel_k, s.c_visit, s.c_scale, s.c_puct)
         self.search = GumbelSearch(network_evaluator(net, self.players), self.players, settings)
-        obs, mask = self.adapter.new_game(self.options).observe()
+        obs, mask = self.view.new_game().observe()
         self.sizes = (obs.size, mask.size)
         self.iteration = -1  # the iteration whose weights are loaded
 
@@ -144,7 +141,7 @@ class SelfPlayer:
         if weights is not None and self.iteration != iteration:
             self.load(weights, iteration)
         targets = _Targets()
-        game = self.adapter.new_game(self.options)
+        game = self.view.new_game()
         rng = game_rng(self.config.run.seed, iteration, index)
         moves, _ = self_play_game(game, self.search, self.config, rng, targets)  # type: ignore[arg-type]
         return targets.record(index, moves, *self.sizes, self.players)
