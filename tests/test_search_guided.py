@@ -202,12 +202,14 @@ def test_resume_across_processes_is_exact(tmp_path: Path) -> None:
     assert split["training"]["numpy_rng"] == whole["training"]["numpy_rng"]
 
 
-def test_bench_selfplay_reports_each_rate() -> None:
-    """``dw bench selfplay``'s row: network-alone and self-play moves/s, learner samples/s, all measured."""
+@pytest.mark.parametrize("game_id", ["conquer", "domain_wheel"])
+def test_bench_selfplay_reports_each_rate(game_id: str) -> None:
+    """``dw bench selfplay``'s row: network-alone and self-play moves/s, learner samples/s, all measured
+    (Domain Wheel's on the small map from small-agent.pt, a move being one decision)."""
     from dw_cli.bench import selfplay
 
-    (row,) = selfplay.run(seconds=0.1, games=("conquer",))["rows"]
-    assert row["game"] == "conquer"
+    (row,) = selfplay.run(seconds=0.1, games=(game_id,))["rows"]
+    assert row["game"] == game_id
     assert row["network_moves_s"] > 0 and row["selfplay_moves_s"] > 0 and row["learner_samples_s"] > 0
 
 

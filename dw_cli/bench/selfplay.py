@@ -1,7 +1,9 @@
 """``dw bench selfplay``: search-guided training's throughput by game, self-play moves/s and learner samples/s.
 
-Each game runs its example config (``configs/search_guided_<game>.yaml``: the network, the search with its
-playout caps, the batch) on one core, one torch thread:
+Each game runs its example config (``configs/search_guided_<game>.yaml``, Domain Wheel's
+``search_guided_small.yaml``: the network with its warm start, the search with its playout caps, the batch)
+on one core, one torch thread. A Domain Wheel "move" is one decision (a piece move is two: the piece, then
+its destination; training/search_guided/games.py):
 
 * **network alone**: moves/s of self-play where each move is the bare network's greedy choice (one forward
   pass), the reference measured in the same run;
@@ -29,19 +31,39 @@ from typing import Any
 
 import numpy as np
 
-#: the games search-guided training plays, each with its example config
-GAMES = ("alveole", "conquer")
+#: the games search-guided training plays, each with its example config (configs/search_guided_<name>.yaml)
+GAMES = ("alveole", "conquer", "domain_wheel")
+CONFIG_NAMES = {"alveole": "alveole", "conquer": "conquer", "domain_wheel": "small"}
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 #: the most worker processes ``--workers`` starts
 MAX_WORKERS = 256
 
 
-def _network_alone(adapter: Any, options: Any, net: Any, seconds: float) -> float:
+def config_of(game_id: str) -> Any:
+    """Return the example config of ``game_id`` (configs/search_guided_<name>.yaml)."""
+    from training.search_guided import config as sg
+
+    return sg.load(CONFIGS / f"search_guided_{CONFIG_NAMES[game_id]}.yaml")
+
+
+def network_of(config: Any, view: Any) -> Any:
+    """Return the config's network: fresh, or its warm start's weights (``network.init_from``) when it has one."""
+    from policies import checkpoint
+
+    net = view.make_network(config.network)
+    if config.network.init_from:
+        path = Path(config.network.init_from)
+        path = path if path.is_absolute() else CONFIGS.parent / path
+        checkpoint.load_weights(net, checkpoint.load(path, game_id=view.adapter.game_id), path)
+    return net
+
+
+def _network_alone(view: Any, net: Any, seconds: float) -> float:
     import torch
 
     moves, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        game = adapter.new_game(options)
+        game = view.new_game()
         while not game.over:
             obs, mask = game.observe()
             with torch.inference_mode():
@@ -55,31 +77,28 @@ def measure(game_id: str, seconds: float) -> dict[str, Any]:
     """Return one game's figures: network-alone and self-play moves/s, learner samples/s."""
     import torch
 
-    from policies import games
     from training.search_guided import config as sg
+    from training.search_guided.games import training_game
     from training.search_guided.search import GumbelSearch, SearchSettings
     from training.search_guided.search_guided import Replay, learn
     from training.search_guided.self_play import network_evaluator, self_play_game
 
     torch.set_num_threads(1)
-    config = sg.load(CONFIGS / f"search_guided_{game_id}.yaml")
-    adapter = games.get(game_id)
-    options = adapter.options_from_dict({k: v for k, v in config.game.items() if k != "name"})
-    n = config.network
-    size = {"channels": n.channels, "cell_layers": n.cell_layers, "head_hidden": n.head_hidden}
-    net = adapter.make_network(options, size)  # type: ignore[attr-defined]  # the board adapters have one
+    config = config_of(game_id)
+    view = training_game(config)
+    net = network_of(config, view)
     net.eval()
-    obs, mask = adapter.new_game(options).observe()
-    replay = Replay(config.learn.buffer_size, obs.size, mask.size, adapter.num_players)
+    obs, mask = view.new_game().observe()
+    replay = Replay(config.learn.buffer_size, obs.size, mask.size, view.players)
     s = config.search
     settings = SearchSettings(s.simulations, s.gumbel_k, s.c_visit, s.c_scale, s.c_puct)
-    search = GumbelSearch(network_evaluator(net, adapter.num_players), adapter.num_players, settings)
+    search = GumbelSearch(network_evaluator(net, view.players), view.players, settings)
     rng = np.random.default_rng(0)
-    self_play_game(adapter.new_game(options), search, config, rng, replay)  # warm-up
-    reference = _network_alone(adapter, options, net, seconds)
+    self_play_game(view.new_game(), search, config, rng, replay)  # warm-up
+    reference = _network_alone(view, net, seconds)
     moves, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        moves += self_play_game(adapter.new_game(options), search, config, rng, replay)[0]
+        moves += self_play_game(view.new_game(), search, config, rng, replay)[0]
     play = moves / (time.perf_counter() - start)
     optimizer = torch.optim.AdamW(net.parameters(), lr=config.learn.learning_rate)
     one = sg.from_dict(config.to_dict(), ["learn.updates_per_iteration=1"])
@@ -113,19 +132,14 @@ def measure_workers(game_id: str, seconds: float, workers: int) -> dict[str, Any
     """Return one game's self-play moves/s in 1 and in ``workers`` worker processes, and the load average."""
     import torch
 
-    from policies import games
-    from training.search_guided import config as sg
+    from training.search_guided.games import training_game
     from training.search_guided.workers import weights_of
 
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
         raise ValueError(f"--workers must be an integer in 1..{MAX_WORKERS}, got {workers!r}")
-    config = sg.load(CONFIGS / f"search_guided_{game_id}.yaml")
-    adapter = games.get(game_id)
-    options = adapter.options_from_dict({k: v for k, v in config.game.items() if k != "name"})
-    n = config.network
+    config = config_of(game_id)
     torch.manual_seed(0)
-    size = {"channels": n.channels, "cell_layers": n.cell_layers, "head_hidden": n.head_hidden}
-    weights = weights_of(adapter.make_network(options, size))  # type: ignore[attr-defined]  # a board adapter's
+    weights = weights_of(network_of(config, training_game(config)))
     load = os.getloadavg()[0]
     one = _workers_rate(config, weights, 1, 2 * workers, seconds)
     many = _workers_rate(config, weights, workers, 2 * workers, seconds)
