@@ -289,3 +289,13 @@ def test_dw_train_resume_refuses_a_change_other_than_iterations(tmp_path: Path) 
     with pytest.raises(ValueError, match=r"--set 'search.simulations' cannot change when resuming; allowed: run"):
         _run(args)
     assert (tmp_path / "run" / "checkpoint.pt").read_bytes() == before
+
+
+def test_a_board_run_with_a_value_fit_section_still_self_plays(tmp_path: Path) -> None:
+    """Runs saved before ``value_fit`` was optional hold its defaults: a board game's run ignores them."""
+    smoke = sg.load(ROOT / "configs" / "search_guided_smoke.yaml").to_dict()
+    config = sg.from_dict({**smoke, "value_fit": {}}, ["run.iterations=1", "eval.games=0"])
+    assert config.value_fit is not None
+    train(config, run_dir=tmp_path / "run")
+    saved = torch.load(tmp_path / "run" / "checkpoint.pt", weights_only=True)
+    assert saved["training"]["algo"] == "search-guided-1" and saved["training"]["counters"]["targets"] > 0

@@ -60,6 +60,13 @@ class BoardTraining:
         """Play a scripted seat's move in ``game``."""
         game.play(seat.act(game, int(game.turn)))
 
+    def refits_value(self, config: Any) -> bool:
+        """Return whether the run is Domain Wheel's value refit (value_fit.py) rather than self-play.
+
+        A board game ignores a ``value_fit`` section: runs saved before it was optional hold its defaults.
+        """
+        return False
+
 
 class Decisions(DecisionGame):
     """Domain Wheel's decisions valued by the game's own results (search.outcome_vector reads ``results``)."""
@@ -111,6 +118,9 @@ class DomainWheelTraining(BoardTraining):
 
     def play_seat(self, game: Any, seat: Any) -> None:
         game.play_move(seat.act(game.engine.copy(), int(game.turn)))
+
+    def refits_value(self, config: Any) -> bool:
+        return config.value_fit is not None
 
 
 def training_game(config: Any) -> BoardTraining:

@@ -189,12 +189,12 @@ def _train(
     from training.search_guided.games import training_game
     from training.search_guided.workers import open_self_play, weights_of
 
-    if config.value_fit is not None:  # Domain Wheel's warm start, a run of its own (value_fit.py)
+    view = training_game(config)
+    if view.refits_value(config):  # Domain Wheel's warm start, a run of its own (value_fit.py)
         from training.search_guided import value_fit
 
         return value_fit.train(config, resume, run_dir, overwrite)
     torch.set_num_threads(config.run.torch_threads)
-    view = training_game(config)
     adapter = view.adapter
     for name in config.eval.opponents:  # a misspelt seat is refused now, not after the first iteration
         if not adapter.is_registered(name):
