@@ -101,6 +101,20 @@ def test_rule_9_5_outcome_vectors_are_the_games_results(winners: list[int], trun
     assert out.tolist() == expected and out.sum() == 0
 
 
+def test_one_value_output_reads_as_a_zero_sum_vector_fitted_to_the_movers_result() -> None:
+    """The acting player's ``v`` gives each rival ``-v/2`` (two players: ``-v``); against a rule 9.5 result
+    the vector's squared error is least at ``v`` = the acting player's result."""
+    from training.search_guided.self_play import value_vectors
+
+    v = torch.tensor([0.6, -1.0])
+    assert np.allclose(value_vectors(v, 3).numpy(), [[0.6, -0.3, -0.3], [-1.0, 0.5, 0.5]])
+    assert np.allclose(value_vectors(v, 2).numpy(), [[0.6, -0.6], [-1.0, 1.0]])
+    target = torch.tensor([[0.5, -1.0, 0.5]])  # the mover shares the win with the second rival
+    grid = torch.linspace(-1, 1, 201)
+    errors = torch.stack([((value_vectors(x[None], 3) - target) ** 2).sum() for x in grid])
+    assert float(grid[int(errors.argmin())]) == pytest.approx(0.5)
+
+
 def test_decisions_make_the_engines_moves() -> None:
     """A piece and a destination are one engine move, by the same player; pass is one decision; bad actions refused."""
     game = centre_position()
