@@ -1,13 +1,17 @@
-"""Search-guided self-play (expert iteration, multiplayer AlphaZero) for the board games, top to bottom.
+"""Search-guided self-play (expert iteration, multiplayer AlphaZero) for every game, top to bottom.
 
-One iteration: play ``learn.games_per_iteration`` self-play games, every move chosen by the Gumbel max^n
-search (training/search_guided/search.py) over the current network; with playout-cap randomisation a move
-gets the full ``search.simulations`` with probability ``search.full_fraction`` and is then a training target,
-otherwise ``search.cheap_simulations`` and no target. Each target is (observation, legal mask, the search's
-improved policy, the game's outcome vector in the player to move's frame) in a bounded replay buffer of
+The game is reached through its view (training/search_guided/games.py): Alveole's and Conquer's engines as
+they are, Domain Wheel's moves as two decisions of one player (a piece, then its destination), so below a
+"move" is one decision. One iteration: play ``learn.games_per_iteration`` self-play games, every move
+chosen by the Gumbel max^n search (training/search_guided/search.py) over the current network; with
+playout-cap randomisation a move gets the full ``search.simulations`` with probability
+``search.full_fraction`` and is then a training target, otherwise ``search.cheap_simulations`` and no
+target. Each target is (observation, legal mask, the search's improved policy, the game's outcome vector
+in the player to move's frame) in a bounded replay buffer of
 preallocated arrays (the oldest positions overwritten). Then ``learn.updates_per_iteration`` minibatches:
 cross-entropy of the masked policy to the improved policy, and mean squared error of the value vector to the
-outcome vector (a board network's one value ``v`` is the two-player vector ``(v, -v)``), each position
+outcome vector (a network's one value ``v`` is ``(v, -v)`` with two players, ``(v, -v/2, -v/2)`` with
+three: self_play.value_vectors), each position
 drawn as one of its board's symmetric images (Alveole's 12, Conquer's 8 on a square board) with
 ``learn.symmetries``. After the iteration,
 optionally, the bare network (greedy) plays ``eval.games`` against each of the game's scripted seats.
