@@ -202,16 +202,9 @@ class HexConv(nn.Module):
         self.register_buffer("mask", mask, persistent=False)
 
     def forward(self, x: Tensor) -> Tensor:
-        """Return the masked convolution of ``x`` [B, C_in, S, S] (channels-last memory on a CPU, as a
-        :class:`CellLayer` lays it out), in ``x``'s dtype unless autocast is on."""
         weight, bias = self.weight * self.mask, self.bias
         if weight.dtype != x.dtype and not torch.is_autocast_enabled(x.device.type):
             weight, bias = weight.to(x.dtype), bias.to(x.dtype)
-        if x.device.type == "cpu" and not exporting():
-            # oneDNN reorders a contiguous weight to the input's channels-last layout on every call, forward and
-            # backward; given channels-last it does not: the same numbers, 8-10% less CPU for the update's pass
-            # (issue 50 item 3, docs/TRAINING.md)
-            weight = weight.contiguous(memory_format=torch.channels_last)
         return F.conv2d(x, weight, bias, padding=1)
 
 
@@ -233,8 +226,6 @@ class CellLayer(nn.Module):
         y = from_grid(y.permute(0, 2, 3, 1).reshape(b, side * side, h), t)
         if in_place and may_overwrite(x, y):
             return x.add_(y.relu_())  # the same sum: y's bfloat16 values convert to float32 exactly
-        if torch.promote_types(x.dtype, y.dtype) == x.dtype:  # the add converts y as it reads it: no copy of y
-            return x + F.relu(y)
         return x + F.relu(y).to(x.dtype)
 
 
