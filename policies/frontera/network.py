@@ -32,6 +32,7 @@ from torch import Tensor, nn
 
 from frontera_env.observation import GLOBALS
 from policies.frontera.inputs import BUCKETS, SCALE, MapGraph
+from policies.frontera.neighbour_max import incoming_table, neighbour_max
 
 #: observation columns of a territory row the network reads (all but the region one-hot), R = regions width
 _OWN, _OTHERS, _UNKNOWN = 1, slice(2, 7), 8
@@ -57,9 +58,7 @@ class MessageLayer(nn.Module):
         b, n, c = h.shape
         msg = h.index_select(1, src)  # [B, E, C]
         mean = torch.zeros_like(h).index_add_(1, dst, msg) * graph["inv_degree"][None, :, None]
-        top = torch.zeros_like(h).scatter_reduce(
-            1, dst.view(1, -1, 1).expand(b, -1, c), msg, reduce="amax", include_self=False
-        )
+        top = neighbour_max(msg, graph["incoming"], dst, graph.get("isolated"))
         k = graph["region_size"].shape[0]
         regional = torch.zeros(b, k, c, dtype=h.dtype, device=h.device).index_add_(1, region, h)
         regional = (regional / graph["region_size"][None, :, None]).index_select(1, region)
@@ -111,6 +110,7 @@ class FronteraGraphNet(nn.Module):
         n, k = graph.n, int(graph.bonus.shape[0])
         # numpy, then torch.tensor: real tables even where torch's factories make meta tensors
         degree = np.bincount(graph.edge_index[1], minlength=n).astype(np.float32)
+        incoming, isolated = incoming_table(graph.edge_index[1], n)
         tables = {
             "src": torch.tensor(graph.edge_index[0], dtype=torch.int64),
             "dst": torch.tensor(graph.edge_index[1], dtype=torch.int64),
@@ -120,7 +120,12 @@ class FronteraGraphNet(nn.Module):
             "degree": torch.tensor(degree),
             "region_size": torch.tensor(np.bincount(graph.region, minlength=k).astype(np.float32)),
             "bonus": torch.tensor(graph.bonus, dtype=torch.float32),
+            "incoming": torch.tensor(incoming),  # each territory's incoming edges (policies/frontera/neighbour_max.py)
         }
+        if isolated.any():  # a one-territory map: its max over no neighbour is 0
+            tables["isolated"] = torch.tensor(isolated)
+        elif hasattr(self, "graph_isolated"):
+            del self.graph_isolated
         for name, value in tables.items():
             self.register_buffer(f"graph_{name}", value.to(device), persistent=False)
         self.graph = graph
