@@ -201,13 +201,14 @@ def clone(
     import torch
 
     from policies.domain_wheel.network import chunk_rows
+    from training.ppo.game_setup import update_chunk_rows
     from training.ppo.network_threads import NetworkThreads
 
     device = torch.device(device)
     demos = {key: torch.from_numpy(data[key]).to(device) for key in ("obs", "masks", "actions", "values")}
     optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate)
     threads = threads or NetworkThreads(net, 1)
-    rows = chunk_rows(net, device)
+    rows = update_chunk_rows(net, device, chunk_rows(net, device))
     size = len(demos["obs"])
     net.train()
     stats: dict[str, float] = {}

@@ -68,6 +68,7 @@ from training.ppo.game_setup import (
     num_players,
     rollout_capacity,
     scripted_seats,
+    update_chunk_rows,
 )
 from training.ppo.game_setup import make_network as make_game_network
 from training.ppo.imitation import warm_start
@@ -621,6 +622,7 @@ def ppo_update(
     # (0.25 against 0.30 ms a decision on the standard map, forward and backward on one core, measured with
     # chunks of 14 standard-map rows; they are 28 now, and turn_trunk on both cores kept its speed, 2,354 -> 2,391)
     ctx = {**ctx, "chunk_rows": chunk_rows(net, device) * (4 if getattr(net, "turn_trunk", False) else 1)}
+    ctx["chunk_rows"] = update_chunk_rows(net, device, ctx["chunk_rows"])
     ctx["unpack"] = rollout.unpack
     if ctx.get("threads") is None:
         ctx["threads"] = NetworkThreads(net, 1)
