@@ -1,4 +1,5 @@
-"""Smoke test of ``dw bench engine --game frontera`` (dw_cli/bench/frontera_engine.py) at its smallest budget."""
+"""Smoke tests of ``dw bench engine --game frontera`` (dw_cli/bench/frontera_engine.py) and of ``dw bench train``'s
+Frontera cases (dw_cli/bench/frontera_train.py), at their smallest budgets."""
 
 from __future__ import annotations
 
@@ -44,3 +45,47 @@ def test_bench_refuses_bad_game_counts(games: object) -> None:
 def test_dw_bench_engine_offers_frontera() -> None:
     assert "frontera" in bench.GAMES
     assert bench.GAME_BENCHMARKS[("engine", "frontera")] == frontera_engine.__name__
+
+
+# ---- dw bench train's Frontera cases (dw_cli/bench/frontera_train.py) -------------------------------------
+def test_the_train_cases_run_configs_frontera_yaml_changing_only_the_threads(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from dw_cli.bench import frontera_train
+    from training.ppo.config import load
+
+    shipped = load(frontera_train.CONFIG)
+    one, cores = (frontera_train.bench_config(60, str(tmp_path), frontera_train.CASES[c]) for c in frontera_train.CASES)
+    for config in (one, cores):
+        assert config.options == shipped.options and config.network == shipped.network and config.env == shipped.env
+        assert config.ppo == shipped.ppo and config.league == shipped.league
+        assert config.imitation.teacher == "none" and config.eval.final_games == 0 and config.run.max_minutes == 1.0
+    assert one.run.network_threads == 1 and cores.run.network_threads == 0
+    assert one.run.model_dump(exclude={"network_threads"}) == cores.run.model_dump(exclude={"network_threads"})
+    assert bench.GAME_BENCHMARKS[("train", "frontera")] == frontera_train.__name__
+
+
+def test_a_train_case_measures_whole_updates_past_the_first(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The measurement itself, on configs/frontera_smoke.yaml's budget (3 updates: the last 2 measured)."""
+    from dw_cli.bench import frontera_train, train
+
+    monkeypatch.setattr(frontera_train, "CONFIG", frontera_train.CONFIG.with_name("frontera_smoke.yaml"))
+    assert train.case_runner("frontera") is frontera_train.measure_here
+    result = frontera_train.measure_here("frontera", 600.0, str(tmp_path))
+    assert result["updates"] == 2 and result["env_steps_per_s"] > 0 and 0 < result["rollout_share"] < 1
+    assert result["decisions_per_s"] < result["env_steps_per_s"]  # the learner holds one seat of 3
+    assert list(tmp_path.iterdir()) == []  # the run's folder goes with the measurement
+
+
+def test_the_train_report_reads_frontera_against_domain_wheel_s_standard_map(capsys) -> None:  # type: ignore[no-untyped-def]
+    from dw_cli.bench import frontera_train
+
+    rates = {"frontera": 500.0, "frontera, all cores": 800.0}
+
+    def fake(case: str, seconds: float) -> dict[str, float]:
+        assert seconds == frontera_train.MIN_SECONDS
+        return {"env_steps_per_s": rates[case], "decisions_per_s": 200.0, "rollout_share": 0.3, "updates": 3}
+
+    results = {"standard": {"env_steps_per_s": 2000.0}}
+    frontera_train.report(results, 1.0, fake)
+    out = capsys.readouterr().out
+    assert results["frontera_vs_standard"] == 0.25 and results["frontera_all_cores_vs_one"] == 1.6
+    assert "500 env steps/s = 0.25x Domain Wheel's standard map (2,000)" in out and "= 1.60x one core" in out

@@ -138,7 +138,7 @@ def measure(case: str, seconds: float, here: Callable[[str, float, str], Any] | 
         try:
             # the process starts at the submit, with a copy of this process's environment then
             with stop_signals_blocked(), environment(CASE_ENVIRONMENT.get(case, {})):
-                run = pool.submit(here or measure_here, case, seconds, out)
+                run = pool.submit(here or case_runner(case), case, seconds, out)
             result: dict[str, float] = run.result()
             return result
         except BaseException:
@@ -146,6 +146,13 @@ def measure(case: str, seconds: float, here: Callable[[str, float, str], Any] | 
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def case_runner(case: str) -> Callable[[str, float, str], Any]:
+    """Return what measures ``case`` in its process: Frontera's cases (dw_cli/bench/frontera_train.py) or these."""
+    from dw_cli.bench import frontera_train
+
+    return frontera_train.measure_here if case in frontera_train.CASES else measure_here
 
 
 @contextlib.contextmanager
@@ -192,6 +199,7 @@ def measure_here(case: str, seconds: float, out: str | None = None) -> dict[str,
 
 def run(seconds: float = 5.0) -> dict[str, Any]:
     """Run the benchmark, print a table and return the numbers."""
+    from dw_cli.bench import frontera_train
     from dw_cli.bench.machine import describe
     from policies.domain_wheel.network import cpu_has_bf16_units
 
@@ -248,6 +256,7 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
     print(
         f"  packed observations, all cores: {packed:,.0f} env steps/s = {packed / cores:.2f}x unpacked ({cores:,.0f})"
     )
+    frontera_train.report(results, seconds, measure)
     return results
 
 

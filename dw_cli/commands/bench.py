@@ -25,6 +25,7 @@ GAME_BENCHMARKS: dict[tuple[str, str], str] = {
     ("engine", "alveole"): "dw_cli.bench.alveole",
     ("engine", "conquer"): "dw_cli.bench.conquer",
     ("engine", "frontera"): "dw_cli.bench.frontera_engine",
+    ("train", "frontera"): "dw_cli.bench.frontera_train",
 }
 #: the games ``--game`` accepts (Domain Wheel is the default of every benchmark)
 GAMES = ("domain_wheel", "alveole", "conquer", "frontera")
@@ -66,7 +67,7 @@ def register(subparsers: Any) -> None:
         choices=GAMES,
         default="domain_wheel",
         help="the game (default domain_wheel); alveole, conquer and frontera have the engine benchmark, alveole and "
-        "conquer the selfplay one",
+        "conquer the selfplay one, frontera the train one (its cases of dw bench train)",
     )
     p.add_argument(
         "--device",
