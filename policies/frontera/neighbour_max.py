@@ -53,10 +53,10 @@ class NeighbourMax(torch.autograd.Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:  # type: ignore[override]
         msg, top, dst = ctx.saved_tensors
-        hits = msg == top.index_select(1, dst)
+        hits = (msg == top.index_select(1, dst)).to(grad.dtype)  # 1.0 where an edge gave its target's max
         # ties share the gradient evenly, the zero-initialised output counting as one where the max is 0
-        count = (top == 0).to(grad.dtype).index_add_(1, dst, hits.to(grad.dtype))
-        return hits * (grad / count).index_select(1, dst), None, None, None
+        count = (top == 0).to(grad.dtype).index_add_(1, dst, hits)
+        return hits.mul_((grad / count).index_select(1, dst)), None, None, None
 
 
 def neighbour_max(msg: Tensor, table: Tensor, dst: Tensor, isolated: Tensor | None) -> Tensor:
