@@ -1,9 +1,12 @@
-"""Test-only maps for the rules engine: tiny hand-made FronteraMaps."""
+"""Test-only maps for the rules engine (tiny hand-made FronteraMaps), and the learned seats' R-13 check."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+from collections.abc import Callable, Sequence
 from typing import Any
+
+import numpy as np
 
 from frontera_env.board import SYMBOLS, FronteraMap, Region, Territory
 from frontera_env.engine import Game
@@ -97,3 +100,56 @@ def position(
 def roll(game: Game, *faces: int) -> None:
     """Script the next dice of ``game`` (attacker's dice, then the defender's, roll after roll)."""
     game.state.rng = Dice(faces)
+
+
+#: what a learned seat decides from: ``inputs(game, seat, selection) -> (packed observation, action mask)``
+Inputs = Callable[[Game, int, Any], tuple[np.ndarray, np.ndarray]]
+
+
+def check_hidden_state_perturbations(fog: bool, inputs: Inputs, decide: Callable[..., object] | None = None) -> int:
+    """Return how many R-13 checks passed over a random 4-player small-map game (at least 10 are expected).
+
+    Every 20th decision: the seat's ``inputs`` are the env's own observation and mask; perturbing every hidden
+    field (and, with fog, swapping fogged owners) changes neither them nor ``decide(obs, mask)``; a visible
+    change (40 more armies on an own territory) does change them, so the check can fail.
+    """
+    from frontera_env import frontera_v0
+    from frontera_env.view import visible
+    from policies.frontera.inputs import pack
+    from tests.test_frontera_view import perturb_hidden, swap_fogged_owners
+
+    env = frontera_v0.raw_env(players=4, fog=fog, size="small", max_turns=24)
+    env.reset(seed=21)
+    rng, pick = random.Random(5), np.random.default_rng(5)
+    checked = 0
+    for step in range(400):
+        who = env.agent_selection
+        if env.terminations[who] or env.truncations[who]:
+            break
+        observed = env.observe(who)
+        if step % 20 == 0:
+            real, seat = env.game.state, env.possible_agents.index(who)
+            mine, mask = inputs(env.game, seat, env.selection)
+            assert np.array_equal(mine, pack(observed["observation"])) and np.array_equal(mask, observed["action_mask"])
+            chosen = decide(mine, mask) if decide else None
+            seen = visible(env.game.ctx, real, seat)
+            twin = perturb_hidden(env.game.ctx.n, real, seat, seen, rng)
+            if fog:
+                swap_fogged_owners(twin, env.game.ctx.region_of, seen, rng)
+            env.game.state = twin
+            try:
+                again, mask2 = inputs(env.game, seat, env.selection)
+                assert np.array_equal(again, mine) and np.array_equal(mask2, mask), step
+                assert decide is None or decide(again, mask2) == chosen, step
+            finally:
+                env.game.state = real
+            control = real.copy()
+            control.armies[int(np.flatnonzero(control.owner == seat)[0])] += 40
+            env.game.state = control
+            try:
+                assert not np.array_equal(inputs(env.game, seat, env.selection)[0], mine), step
+            finally:
+                env.game.state = real
+            checked += 1
+        env.step(int(pick.choice(np.flatnonzero(observed["action_mask"]))))
+    return checked

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 pytest.importorskip("onnxruntime")
@@ -26,10 +24,9 @@ torch = pytest.importorskip("torch")
 from dw_cli.main import main  # noqa: E402
 from frontera_env.engine import Game  # noqa: E402
 from frontera_env.map_file import reference_map  # noqa: E402
-from frontera_env.view import visible  # noqa: E402
 from policies.frontera.package_seat import FronteraPackageSeat, map_key  # noqa: E402
 from policies.package import MANIFEST, PackageError, sha256_of  # noqa: E402
-from tests.test_frontera_view import perturb_hidden, swap_fogged_owners  # noqa: E402
+from tests.frontera_helpers import check_hidden_state_perturbations  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DW_PACKAGE = ROOT / "checkpoints" / "small-agent"
@@ -194,42 +191,8 @@ def test_importing_and_loading_the_package_seat_imports_no_torch(built: dict[str
 
 @pytest.mark.parametrize("fog", [False, True], ids=["open", "fog"])
 def test_R13_the_package_seat_decides_the_same_when_hidden_state_is_perturbed(built: dict[str, Any], fog: bool) -> None:
-    from frontera_env import frontera_v0
-    from policies.frontera.inputs import pack
-
-    env = frontera_v0.raw_env(players=4, fog=fog, size="small", max_turns=24)
-    env.reset(seed=21)
     seat = FronteraPackageSeat(built["package"], seed=0)
-    rng, pick = random.Random(5), np.random.default_rng(5)
-    checked = 0
-    for step in range(400):
-        who = env.agent_selection
-        if env.terminations[who] or env.truncations[who]:
-            break
-        if step % 20 == 0:
-            real, p = env.game.state, env.possible_agents.index(who)
-            mine, mask = seat.inputs(env.game, p, env.selection)
-            assert np.array_equal(mine, pack(env.observe(who)["observation"]))  # the env's own observation
-            chosen = seat._draw(mine, mask)
-            seen = visible(env.game.ctx, real, p)
-            twin = perturb_hidden(env.game.ctx.n, real, p, seen, rng)
-            if fog:
-                swap_fogged_owners(twin, env.game.ctx.region_of, seen, rng)
-            env.game.state = twin
-            try:
-                again, mask2 = seat.inputs(env.game, p, env.selection)
-                assert np.array_equal(again, mine) and np.array_equal(mask2, mask), step
-                assert seat._draw(again, mask2) == chosen
-            finally:
-                env.game.state = real
-            control = real.copy()  # the check can fail: a visible change does show
-            control.armies[int(np.flatnonzero(control.owner == p)[0])] += 40
-            env.game.state = control
-            assert not np.array_equal(seat.inputs(env.game, p, env.selection)[0], mine)
-            env.game.state = real
-            checked += 1
-        env.step(int(pick.choice(np.flatnonzero(env.observe(who)["action_mask"]))))
-    assert checked >= 10
+    assert check_hidden_state_perturbations(fog, seat.inputs, seat._draw) >= 10
 
 
 def test_the_package_seat_plays_the_learned_agent_s_greedy_moves(built: dict[str, Any]) -> None:
