@@ -149,10 +149,10 @@ def measure(case: str, seconds: float, here: Callable[[str, float, str], Any] | 
 
 
 def case_runner(case: str) -> Callable[[str, float, str], Any]:
-    """Return what measures ``case`` in its process: Frontera's cases (dw_cli/bench/frontera_train.py) or these."""
-    from dw_cli.bench import frontera_train
+    """Return what measures ``case`` in its process: Frontera's cases (dw_cli/bench/frontera_cases.py) or these."""
+    from dw_cli.bench import frontera_cases
 
-    return frontera_train.measure_here if case in frontera_train.CASES else measure_here
+    return frontera_cases.measure_here if case in frontera_cases.CASES else measure_here
 
 
 @contextlib.contextmanager
@@ -199,7 +199,7 @@ def measure_here(case: str, seconds: float, out: str | None = None) -> dict[str,
 
 def run(seconds: float = 5.0) -> dict[str, Any]:
     """Run the benchmark, print a table and return the numbers."""
-    from dw_cli.bench import frontera_train
+    from dw_cli.bench import frontera_cases
     from dw_cli.bench.machine import describe
     from policies.domain_wheel.network import cpu_has_bf16_units
 
@@ -256,7 +256,7 @@ def run(seconds: float = 5.0) -> dict[str, Any]:
     print(
         f"  packed observations, all cores: {packed:,.0f} env steps/s = {packed / cores:.2f}x unpacked ({cores:,.0f})"
     )
-    frontera_train.report(results, seconds, measure)
+    frontera_cases.report(results, seconds, measure)
     return results
 
 
