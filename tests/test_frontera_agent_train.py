@@ -70,3 +70,39 @@ def test_arena_refuses_a_missing_frontera_checkpoint(tmp_path: Path, capsys: pyt
     missing = str(tmp_path / "nowhere.pt")
     assert main(["arena", "--game", "frontera", "--players", missing, "expansionist", "--games", "1"]) != 0
     assert "nowhere.pt" in capsys.readouterr().err
+
+
+def test_frontera_final_evaluation_plays_its_games_without_openings() -> None:
+    """The run's last evaluation (eval.final_games) plays Frontera: no random openings, as in the arena.
+
+    Frontera's games differ by their seeds (deal and dice), so the arena draws no openings for it; the
+    evaluation used to take the arena's opening moves as env indices and failed at its first game.
+    """
+    from training.ppo.config import load
+    from training.ppo.evaluate import evaluate
+    from training.ppo.game_setup import make_network
+
+    config = load(CONFIG, ["eval.final_games=4"])
+    assert config.eval.opening_plies == 0
+    net = make_network(config, torch.device("cpu"))
+    result = evaluate(
+        net,
+        config.options,
+        "expansionist",
+        4,
+        seed=3,
+        num_envs=4,
+        game_id="frontera",
+        opening_plies=config.eval.opening_plies,
+    )
+    assert result.games == 4 and result.env_steps > 0 and result.opening_plies == 0
+
+
+def test_frontera_config_refuses_evaluation_openings_naming_the_way_to_resume() -> None:
+    from training.ppo.config import ConfigError, load
+
+    with pytest.raises(ConfigError) as err:
+        load(CONFIG, ["eval.opening_plies=3"])
+    text = str(err.value)
+    assert "eval.opening_plies" in text and "dice and deal" in text and "allowed: 0" in text
+    assert "--set eval.opening_plies=0" in text

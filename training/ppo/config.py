@@ -86,7 +86,7 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     "frontera": {
         "league": {"weights": {"latest": 0.3, "past": 0.2, "random": 0.05, "expansionist": 0.3, "aggressor": 0.15}},
         "imitation": {"teacher": "none"},
-        "eval": {"final_opponents": ["expansionist", "aggressor"]},
+        "eval": {"final_opponents": ["expansionist", "aggressor"], "opening_plies": 0},
         "network": {"channels": 48, "cell_layers": 1, "land_layers": 4, "head_hidden": 64, "turn_trunk": False},
         "env": {"conquest_shaping": 0.0},
     },
@@ -429,6 +429,16 @@ class TrainConfig(_Section):
         if self.env.fog_rows is not None and "fog" not in self.game:
             raise ValueError(
                 f"env.fog_rows: {self.game_id} has no fog option; allowed: null (only a game with fog, e.g. frontera)"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _openings_of_a_game_with_openings(self) -> TrainConfig:
+        adapter = games.get(self.game_id)
+        if self.eval.opening_plies and adapter.no_openings:  # e.g. Frontera: its games differ by their seeds
+            raise ValueError(
+                f"eval.opening_plies: {adapter.no_openings}; allowed: 0 (a saved run continues with"
+                f" --resume RUN --set eval.opening_plies=0)"
             )
         return self
 
