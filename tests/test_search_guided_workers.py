@@ -177,6 +177,27 @@ def test_bench_selfplay_measures_one_and_n_workers_with_the_load() -> None:
 
 
 @pytest.mark.parametrize(
+    ("argv", "games"),
+    [
+        ([], ("alveole", "conquer", "domain_wheel")),
+        (["--game", "domain_wheel"], ("domain_wheel",)),
+        (["--game", "conquer"], ("conquer",)),
+    ],
+)
+def test_bench_selfplay_measures_the_game_named_or_every_game(
+    argv: list[str], games: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--game domain_wheel`` measures Domain Wheel alone (it used to be read as "no game named": every game)."""
+    from dw_cli.bench import selfplay
+    from dw_cli.main import main
+
+    asked: list[tuple[str, ...]] = []
+    monkeypatch.setattr(selfplay, "run", lambda seconds, games, workers: asked.append(tuple(games)))
+    assert main(["bench", "selfplay", "--seconds", "0.1", *argv]) == 0
+    assert asked == [games]
+
+
+@pytest.mark.parametrize(
     ("argv", "words"),
     [(["selfplay", "--workers", "-1"], "0..256"), (["env", "--workers", "2"], "for dw bench selfplay")],
 )

@@ -65,9 +65,10 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--game",
         choices=GAMES,
-        default="domain_wheel",
-        help="the game (default domain_wheel); alveole, conquer and frontera have the engine benchmark, alveole and "
-        "conquer the selfplay one, frontera the train one (its cases of dw bench train)",
+        default=None,
+        help="the game (default domain_wheel; selfplay: every game); alveole, conquer and frontera have the engine "
+        "benchmark, alveole, conquer and domain_wheel the selfplay one, frontera the train one (its cases of dw bench "
+        "train)",
     )
     p.add_argument(
         "--device",
@@ -86,7 +87,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     seconds = check_seconds(args.seconds)  # before any import or warm-up: nan would never end a loop
-    game = getattr(args, "game", "domain_wheel")
+    named = getattr(args, "game", None)  # None: not given (selfplay then measures every game)
+    game = named or "domain_wheel"
     if getattr(args, "device", "cpu") == "cuda":
         if args.what != "train" or game != "domain_wheel":
             asked = f"dw bench {args.what} --game {game}"
@@ -98,10 +100,10 @@ def run(args: argparse.Namespace) -> int:
     if args.what == "selfplay":  # search-guided training's games: every one by default, or the one named
         from dw_cli.bench import selfplay
 
-        if game != "domain_wheel" and game not in selfplay.GAMES:
-            raise ValueError(f"dw bench selfplay measures {', '.join(selfplay.GAMES)}, not {game}")
+        if named is not None and named not in selfplay.GAMES:
+            raise ValueError(f"dw bench selfplay measures {', '.join(selfplay.GAMES)}, not {named}")
         workers = check_workers(getattr(args, "workers", "0"), selfplay.MAX_WORKERS)
-        selfplay.run(seconds=seconds, games=selfplay.GAMES if game == "domain_wheel" else (game,), workers=workers)
+        selfplay.run(seconds=seconds, games=selfplay.GAMES if named is None else (named,), workers=workers)
         return 0
     if getattr(args, "workers", "0") != "0":
         raise ValueError(f"--workers is for dw bench selfplay, not {args.what}")
