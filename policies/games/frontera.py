@@ -168,6 +168,9 @@ class Frontera(BoardGame):
     #: a turn is many decisions of one seat (R-4..R-8): dw train lets the learner act in every step of a rollout
     long_turns = True
     length_limit = "turn limit, R-8.3"
+    #: the options a table of a ``dw train`` run may set (training/ppo/table_config.py): the graph network reads
+    #: every map, player count, fog and card rule, so one run may train on several of them
+    table_options = ("map", "players", "fog", "cards", "max_turns")
     #: no search seat over Frontera's agent yet: the browser's menu offers its checkpoints and packages only
     takes_search = False
 

@@ -14,6 +14,8 @@ the default run (``configs/small.yaml``: the small map on a CPU)::
     league:  snapshot_every, keep, weights (opponent kind -> sampling weight), rating_window, seat_focus
     imitation: teacher, decisions, epochs, learning_rate, batch_size, workers (warm start: clone an AI)
     eval:    final_games, final_opponents, greedy, opening_plies
+    tables:  several option sets (tables) one network trains on in one run; table_schedule: which one
+             each update trains (training/ppo/table_config.py, docs/TRAINING.md "Tables")
 
 A section left out or left empty (``game:`` with nothing under it) takes its defaults, and so does every
 key a section leaves out; for ``game`` that is the default run's small map (``land_radius: 1, map_radius:
@@ -52,6 +54,7 @@ from dw_env.errors import brief
 from dw_env.options import GameOptions
 from gamecore import loaders
 from policies import games
+from training.ppo import table_config
 
 #: opponent kinds a game can be sampled with: the learner itself, a frozen past self, or a scripted AI
 NETWORK_OPPONENTS: tuple[str, ...] = ("latest", "past")
@@ -359,6 +362,21 @@ class TrainConfig(_Section):
     league: LeagueConfig = Field(default_factory=LeagueConfig)
     imitation: ImitationConfig = Field(default_factory=ImitationConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
+    #: several tables (option sets) trained by one network in one run (training/ppo/table_config.py); None: one,
+    #: the game section's
+    tables: list[dict[str, Any]] | None = None
+    #: which table each update trains: round_robin, or one whole number per table (its updates a cycle)
+    table_schedule: str | list[int] = "round_robin"
+
+    @field_validator("tables", mode="before")
+    @classmethod
+    def _table_entries(cls, tables: Any) -> Any:
+        return table_config.check_entries(tables)
+
+    @field_validator("table_schedule", mode="before")
+    @classmethod
+    def _table_schedule(cls, schedule: Any) -> Any:
+        return table_config.check_schedule(schedule)
 
     @field_validator("game")
     @classmethod
@@ -465,6 +483,68 @@ class TrainConfig(_Section):
             )
         return self
 
+    @model_validator(mode="after")
+    def _tables_the_game_can_mix(self) -> TrainConfig:
+        """Refuse tables of a game whose network cannot mix them, options it cannot vary, and runs they do not fit."""
+        if self.tables is None:
+            if self.table_schedule != "round_robin":
+                raise ValueError("table_schedule: a run without tables has one table; allowed: round_robin")
+            return self
+        mixable = tuple(getattr(games.get(self.game_id), "table_options", ()))
+        if not mixable:
+            mixers = [g for g in games.available() if getattr(games.get(g), "table_options", ())]
+            raise ValueError(
+                f"tables: {self.game_id}'s network reads one map and player count, so its runs train one table; "
+                f"allowed: no tables (games whose network mixes tables: {', '.join(mixers)})"
+            )
+        allowed = (*table_config.TABLE_KEYS, *mixable)
+        for i, entry in enumerate(self.tables):
+            for key in entry:
+                if key not in allowed:
+                    raise ValueError(
+                        f"tables[{i}]: {brief(key)} is not a key a table may set for {self.game_id} (its network "
+                        f"must read every table); allowed: {', '.join(allowed)}"
+                    )
+        if isinstance(self.table_schedule, list) and len(self.table_schedule) != len(self.tables):
+            raise ValueError(
+                f"table_schedule: {len(self.table_schedule)} shares for {len(self.tables)} tables; allowed: "
+                "round_robin or one whole number per table"
+            )
+        for option, value, allowed_text in (
+            ("run.overlap", self.run.overlap, "false"),
+            ("run.rollout_workers", self.run.rollout_workers, "0"),
+            ("run.scripted_workers", self.run.scripted_workers, "0"),
+        ):
+            if value and len(self.tables) > 1:
+                raise ValueError(
+                    f"{option}: a run of several tables collects its rollouts here; allowed: {allowed_text}"
+                )
+        self.table_configs()  # every table's whole config is valid
+        return self
+
+    def table_configs(self) -> list[tuple[str, TrainConfig]]:
+        """Return (name, whole config) of each table: the sections with the entry's overrides (tables left out).
+
+        A run without tables has one, this config itself, named ``""``. ValueError naming a table whose
+        config is not valid.
+        """
+        if self.tables is None:
+            return [("", self)]
+        names = table_config.unique_names(self.tables)
+        base = self.model_dump(exclude={"tables", "table_schedule"})
+        out = []
+        for i, (name, entry) in enumerate(zip(names, self.tables, strict=True)):
+            data = copy.deepcopy(base)
+            data["game"].update({k: v for k, v in entry.items() if k not in table_config.TABLE_KEYS})
+            for key, section in (("num_envs", "env"), ("fog_rows", "env"), ("weights", "league")):
+                if key in entry:
+                    data[section][key] = entry[key]
+            try:
+                out.append((name, TrainConfig.model_validate(data)))
+            except ValidationError as exc:
+                raise ValueError(f"tables[{i}] ({name}): {_config_error(exc)}") from None
+        return out
+
     @property
     def game_id(self) -> str:
         """Return the id of the game trained on (:mod:`policies.games`)."""
@@ -495,8 +575,9 @@ class TrainConfig(_Section):
         return size
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the full config as a plain mapping (what is saved with every run)."""
-        return self.model_dump()
+        """Return the full config as a plain mapping (what is saved with every run; a run without tables
+        saves no ``tables`` keys, as before they existed)."""
+        return self.model_dump(exclude={"tables", "table_schedule"} if self.tables is None else set())
 
 
 SECTIONS: dict[str, type[BaseModel]] = {
@@ -578,6 +659,8 @@ def _message(error: Mapping[str, Any]) -> str:
         return f"unknown key {where}; allowed in {section!r}: {fields}"
     if kind == "value_error":
         reason = str(error.get("ctx", {}).get("error", error["msg"]))
+        if where and reason.startswith("["):  # a list's item named by the validator (tables[0].name)
+            return f"{where}{reason}"
         return f"{where}: {reason}" if where else reason
     got = brief(error.get("input"))
     if loc and loc[-1] == "[key]":  # a mapping key that is not a string (YAML reads `1:` as a number)
@@ -663,7 +746,10 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
             raise ConfigError(
                 f"override {brief(text)}: unknown section {brief(path[0])}; allowed: {', '.join(ALL_SECTIONS)}"
             )
-        default: Any = TrainConfig().to_dict()[path[0]]
+        if len(path) == 1 and path[0] not in SECTIONS:  # a top-level key that is no section (tables): replaced whole
+            merged[path[0]] = value
+            continue
+        default: Any = TrainConfig().model_dump()[path[0]]
         if merged.get(path[0]) is None:  # a section the file leaves out starts from its defaults
             merged[path[0]] = copy.deepcopy(default)
         node = merged[path[0]]

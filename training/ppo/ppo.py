@@ -28,6 +28,7 @@ all saved in checkpoints, so a resumed run continues exactly as the uninterrupte
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from dataclasses import dataclass, field
@@ -76,9 +77,13 @@ from training.ppo.league import LATEST, League, ScriptedSeats, game_result
 from training.ppo.network_threads import NetworkThreads, thread_count
 from training.ppo.resume import check_resumable, restore_training, save_checkpoint, saved_counters, training_state
 from training.ppo.scripted_processes import ScriptedProcesses
-
+from training.ppo.tables import TableSet, build_tables
 
 # ---- 1. setup -----------------------------------------------------------------------------------------
+#: a run of several tables seeds table i's env with run.seed + TABLE_SEEDS * i (table 0: run.seed, as one table)
+TABLE_SEEDS = 7919
+
+
 def pick_device(config: TrainConfig) -> torch.device:
     """Return the torch device: CUDA when asked or, with ``auto``, when one is available."""
     want = config.run.device
@@ -644,8 +649,10 @@ def ppo_update(
 
 
 # ---- 5. logging, checkpoints --------------------------------------------------------------------------
-def log_update(writer: Any, step: int, stats: dict[str, float], league: League, sps: float, lr: float) -> None:
-    """Write one update's scalars in CleanRL's layout."""
+def log_update(
+    writer: Any, step: int, stats: dict[str, float], league: League, sps: float, lr: float, table: str = ""
+) -> None:
+    """Write one update's scalars in CleanRL's layout (several tables: the win rates under the ``table``'s name)."""
     writer.add_scalar("charts/learning_rate", lr, step)
     writer.add_scalar("charts/SPS", sps, step)
     writer.add_scalar("losses/policy_loss", stats["pg"], step)
@@ -657,23 +664,25 @@ def log_update(writer: Any, step: int, stats: dict[str, float], league: League, 
     writer.add_scalar("losses/explained_variance", stats["explained_variance"], step)
     rates = league.results.win_rates()
     past = [(r, k) for opp, (r, k) in rates.items() if opp.startswith("past-")]
+    at = f"{table}/" if table else ""
     for opp, (rate, _) in rates.items():
         if not opp.startswith("past-"):
-            writer.add_scalar(f"charts/win_rate/{opp}", rate, step)
+            writer.add_scalar(f"charts/win_rate/{at}{opp}", rate, step)
     if past:
         games = sum(k for _, k in past)
-        writer.add_scalar("charts/win_rate/past", sum(r * k for r, k in past) / games, step)
+        writer.add_scalar(f"charts/win_rate/{at}past", sum(r * k for r, k in past) / games, step)
     for kind in league.results.seats:
         for seat, (rate, games) in enumerate(league.results.seat_rates(kind)):
             if games:
-                writer.add_scalar(f"charts/seat_win_rate/{kind}/{seat}", rate, step)
+                writer.add_scalar(f"charts/seat_win_rate/{at}{kind}/{seat}", rate, step)
 
 
-def log_ratings(writer: Any, step: int, league: League) -> dict[str, float]:
+def log_ratings(writer: Any, step: int, league: League, table: str = "") -> dict[str, float]:
     ratings = league.ratings()
+    at = f"{table}/" if table else ""
     for name, elo in ratings.items():
         if name == "learner" or not name.startswith("past-"):
-            writer.add_scalar(f"charts/rating/{name}", elo, step)
+            writer.add_scalar(f"charts/rating/{at}{name}", elo, step)
     return ratings
 
 
@@ -695,6 +704,7 @@ class Session:
     deadline: float  # time.monotonic() at which run.max_minutes is over
     history: list[dict[str, float]] = field(default_factory=list)  # this session's updates
     overlap: overlap_pipeline.Pipeline | None = None  # run.overlap (training/ppo/overlap.py)
+    tables: TableSet | None = None  # a run of several tables: all of them (``table`` is the current one)
 
     def running(self) -> bool:
         c, run = self.counters, self.config.run
@@ -704,9 +714,17 @@ class Session:
             and (run.stop_after_updates == 0 or c["updates"] < run.stop_after_updates)
         )
 
+    def opponents(self) -> set[str]:
+        """Return the opponents of the running games, every table's (the retired snapshots still needed)."""
+        return set(self.table.opponent) if self.tables is None else self.tables.in_use()
+
     def save(self) -> None:
         """Write checkpoint.pt (atomically) with everything ``--resume`` needs."""
-        state = training_state(self.table, self.rollout, self.optimizer, self.ctx["rng"])
+        if self.tables is None:
+            state = training_state(self.table, self.rollout, self.optimizer, self.ctx["rng"])
+        else:  # the first table as a one-table run's, the others under "tables"
+            first, roll = self.tables.tables[0], self.tables.rollouts[0]
+            state = training_state(first, roll, self.optimizer, self.ctx["rng"], self.tables.more())
         if self.overlap is not None:  # the rollout collected and not trained on yet travels whole
             self.overlap.add_state(state, self.rollout)
         save_checkpoint(self.run_dir / "checkpoint.pt", self.net, self.config, self.counters, state)
@@ -746,6 +764,26 @@ class LearningRate:
         return config.ppo.learning_rate * max(0.0, 1.0 - steps / self.end_steps(config, steps, now))
 
 
+def new_table(config: TrainConfig, env: Any, rng: np.random.Generator) -> tuple[Table, Rollout]:
+    """Return the games of ``env`` (each slot's first game started) and their empty rollout, as ``config`` says."""
+    n = config.env.num_envs
+    league = League(config.league, n, num_players(config.game_id, config.options))
+    obs, masks, player = env.reset()
+    seats, games = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    if config.run.scripted_workers and league.num_scripted:
+        scripted: ScriptedSeats = ScriptedProcesses(env, config.run.scripted_workers)
+    else:
+        scripted = scripted_seats(config.game_id, env)
+    table = Table(env, league, scripted, obs, masks, player.astype(np.int64), seats, [LATEST] * n, games)
+    table.opening, table.opening_plies = np.zeros(n, np.int64), config.env.opening_plies
+    for slot in range(n):
+        table.start_game(slot, rng)
+    rollout = Rollout.allocate(
+        config.env.num_steps, n, obs.shape[1], masks.shape[1], getattr(env, "packing", None), rollout_capacity(config)
+    )
+    return table, rollout
+
+
 def start_session(
     config: TrainConfig, resume: str | Path | None, run_dir: Path | None, overwrite: bool = False
 ) -> Session:
@@ -761,6 +799,7 @@ def start_session(
     resume = None if resume is None else Path(resume)
     if resume is not None and resume.is_dir():
         resume = resume / "checkpoint.pt"
+    whole, config = config, config.table_configs()[0][1]  # several tables: the first is built here (tables.py)
     run = config.run
     initial = initial_weights(config) if resume is None else None  # network.init_from, checked before any work
     folder = run_folder.choose(run.out_dir, run.name, run.seed, run_dir, resume, overwrite)
@@ -773,41 +812,41 @@ def start_session(
     rng = seed_everything(config.run.seed)
     threads = env_threads(config.run.env_threads)
     env = make_env(config, n, threads, config.run.seed)
-    net = make_network(config, device)
+    net = make_network(config, device)  # on the first table's map
     if initial is not None:  # a curriculum's next stage: the previous stage's weights on this map
         checkpoint.load_weights(net, initial, str(config.network.init_from))
         steps = initial.get("counters", {}).get("env_steps", "?")
         print(f"initial weights: {config.network.init_from} (trained {steps} env steps)")
     optimizer = torch.optim.Adam(net.parameters(), lr=config.ppo.learning_rate, eps=1e-5)
-    league = League(config.league, n, num_players(config.game_id, config.options))
-    obs, masks, player = env.reset()
-    seats, games = np.zeros(n, np.int64), np.zeros(n, np.int64)
-    if config.run.scripted_workers and league.num_scripted:
-        scripted: ScriptedSeats = ScriptedProcesses(env, config.run.scripted_workers)
-    else:
-        scripted = scripted_seats(config.game_id, env)
-    table = Table(env, league, scripted, obs, masks, player.astype(np.int64), seats, [LATEST] * n, games)
-    table.opening, table.opening_plies = np.zeros(n, np.int64), config.env.opening_plies
-    for slot in range(n):
-        table.start_game(slot, rng)
-    rollout = Rollout.allocate(
-        config.env.num_steps, n, obs.shape[1], masks.shape[1], getattr(env, "packing", None), rollout_capacity(config)
-    )
+    table, rollout = new_table(config, env, rng)
     counters: dict[str, Any] = {"env_steps": 0, "updates": 0, "games": 0, "decisions": 0, "seconds": 0.0}
     pending: dict[str, Any] | None = None  # an overlapped run's rollout not trained on yet
+    frozen = Frozen(lambda: make_network(config, device))
+    several = None
+    if whole.tables is not None:  # the other tables, each on its own env seed (training/ppo/tables.py)
+        several = build_tables(
+            whole,
+            (table, rollout, frozen),
+            net,
+            lambda cfg, i: new_table(cfg, make_env(cfg, cfg.env.num_envs, threads, run.seed + TABLE_SEEDS * i), rng),
+            lambda cfg: Frozen(lambda: make_network(cfg, device)),
+        )
     if resume is not None:
-        payload = checkpoint.load(resume, options, game_id=config.game_id)
+        payload = checkpoint.load(resume, whole.options, game_id=config.game_id)
         pending = overlap_pipeline.take_state(payload, config.run.overlap, rollout, resume)
         state = check_resumable(payload, resume)
         counters = saved_counters(payload, resume)
         checkpoint.load_weights(net, payload, resume)
-        restore_training(state, table, rollout, optimizer, rng, net, resume)
+        more = () if several is None else several.more()
+        restore_training(state, table, rollout, optimizer, rng, net, resume, more)
     run_dir = folder
     run_folder.prepare(run_dir, overwrite, resuming_here=resume is not None and run_dir == resume.parent)
-    (run_dir / "config.yaml").write_text(to_yaml(config))
+    (run_dir / "config.yaml").write_text(to_yaml(whole))
     writer = SummaryWriter(str(run_dir), purge_step=counters["env_steps"] if resume else None)
-    writer.add_text("config", "```yaml\n" + to_yaml(config) + "```", counters["env_steps"])
+    writer.add_text("config", "```yaml\n" + to_yaml(whole) + "```", counters["env_steps"])
     passes = NetworkThreads(net, thread_count(config.run.network_threads), processes=config.run.update_processes)
+    if several is not None:
+        several.passes[0] = passes  # the first table's map: the network's now
     if resume is None and config.imitation.teacher != "none":
         try:
             warm_start(net, config, writer, device, passes)  # on the update's threads (or processes) too
@@ -819,8 +858,8 @@ def start_session(
     ctx = {"device": device, "amp": amp, "rng": rng, "layout": layout, "conquest_shaping": shaping}
     ctx["score_potential"] = config.env.score_potential if layout is not None else 0.0
     ctx["threads"] = passes
-    frozen = Frozen(lambda: make_network(config, device))
-    s = Session(config, net, optimizer, table, rollout, frozen, writer, run_dir, ctx, counters, deadline)
+    s = Session(whole, net, optimizer, table, rollout, frozen, writer, run_dir, ctx, counters, deadline)
+    s.tables = several
     if config.run.overlap:
         s.overlap = overlap_pipeline.Pipeline.build(net, rollout, config.run.seed, collect_rollout)
         if pending is not None:
@@ -839,11 +878,12 @@ def record_update(
     c["updates"] += 1
     c["seconds"] += times[1]
     s.history.append({"steps": got["steps"], "decisions": stats["decisions"], "seconds": times[1], "rollout": times[0]})
-    log_update(s.writer, c["env_steps"], stats, league, got["steps"] / times[1], lr)
+    name = "" if s.tables is None else s.tables.names[s.tables.on_map]
+    log_update(s.writer, c["env_steps"], stats, league, got["steps"] / times[1], lr, name)
     if c["updates"] % s.config.league.snapshot_every == 0:
-        league.snapshot(c["updates"], s.net.state_dict())
+        league.snapshot(c["updates"], s.net.state_dict())  # a run of several tables: their shared snapshots
     if c["updates"] % 10 == 0:
-        log_ratings(s.writer, c["env_steps"], league)
+        log_ratings(s.writer, c["env_steps"], league, name)
     if c["updates"] % s.config.run.checkpoint_every == 0:
         s.save()
 
@@ -885,12 +925,14 @@ def _train(
     schedule = LearningRate(s.counters["env_steps"], time.monotonic(), s.deadline)
     while s.running() and not stop.requested:
         started = time.perf_counter()
+        if s.tables is not None:  # this update's table, the learner pointed at its map (training/ppo/tables.py)
+            s.tables.select(s)
         lr = schedule.at(config, s.counters["env_steps"], time.monotonic())
         for group in s.optimizer.param_groups:
             group["lr"] = lr
         if s.overlap is not None:  # run.overlap: the next rollout is collected during this update
             got, stats, waited = s.overlap.step(s, ppo_update)
-            s.table.league.prune(set(s.table.opponent))
+            s.table.league.prune(s.opponents())
             record_update(s, got, stats, lr, (waited, time.perf_counter() - started))
             bar.update(got["steps"])
             continue
@@ -905,7 +947,7 @@ def _train(
         s.net.train()
         stats = ppo_update(s.net, s.optimizer, s.rollout, config, s.ctx)
         s.rollout.carry_over()
-        s.table.league.prune(set(s.table.opponent))
+        s.table.league.prune(s.opponents())
         # 5. logging, snapshots, checkpoints
         record_update(s, got, stats, lr, (rollout_seconds, time.perf_counter() - started))
         rates = s.table.league.results.win_rates()
@@ -917,9 +959,12 @@ def _train(
         remote.close()
     s.save()
     s.table.scripted.close()  # after the checkpoint, which reads their states
+    if s.tables is not None:
+        s.tables.close()
     save_checkpoint(s.run_dir / "policy.pt", s.net, config, s.counters, None)
     stop.abort_on_signal()  # checkpoint and policy are written: Ctrl-C in the evaluation just ends it
-    ratings = log_ratings(s.writer, s.counters["env_steps"], s.table.league)
+    name = "" if s.tables is None else s.tables.names[s.tables.on_map]
+    ratings = log_ratings(s.writer, s.counters["env_steps"], s.table.league, name)
     results = [] if stop.requested else final_evaluation(s)
     s.writer.close()
     return {
@@ -941,22 +986,26 @@ def final_evaluation(s: Session) -> list[Any]:
         return []
     s.net.eval()
     threads = env_threads(s.config.run.env_threads)
-    results = [
-        evaluate(
-            s.net,
-            s.config.options,
-            opp,
-            ev.final_games,
-            seed=s.config.run.seed + 1,
-            greedy=ev.greedy,
-            device=s.ctx["device"],
-            amp=s.ctx["amp"],
-            env_threads=threads,
-            game_id=s.config.game_id,
-            opening_plies=ev.opening_plies,
-        )
-        for opp in ev.final_opponents
-    ]
+    named = [("", s.config)] if s.tables is None else list(zip(s.tables.names, s.tables.configs, strict=True))
+    results = []
+    for i, (name, config) in enumerate(named):  # a run of several tables: each table's games, on its map
+        if s.tables is not None:
+            s.tables.point(s.net, i)
+        for opp in ev.final_opponents:
+            r = evaluate(
+                s.net,
+                config.options,
+                opp,
+                ev.final_games,
+                seed=s.config.run.seed + 1,
+                greedy=ev.greedy,
+                device=s.ctx["device"],
+                amp=s.ctx["amp"],
+                env_threads=threads,
+                game_id=s.config.game_id,
+                opening_plies=ev.opening_plies,
+            )
+            results.append(dataclasses.replace(r, opponent=f"{name}/{r.opponent}") if name else r)
     for r in results:
         s.writer.add_scalar(f"eval/win_rate/{r.opponent}", r.rate, s.counters["env_steps"])
     return results

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -116,14 +117,20 @@ def env_arrays(env: Any) -> dict[str, Any]:
     return found
 
 
-def training_state(table: TableLike, rollout: RolloutLike, optimizer: Any, rng: np.random.Generator) -> dict[str, Any]:
-    """Return what ``--resume`` needs beyond the weights, as plain data (see the module docstring)."""
+def training_state(
+    table: TableLike,
+    rollout: RolloutLike,
+    optimizer: Any,
+    rng: np.random.Generator,
+    more: Sequence[tuple[str, TableLike, RolloutLike]] = (),
+) -> dict[str, Any]:
+    """Return what ``--resume`` needs beyond the weights, as plain data (see the module docstring).
+
+    ``more``: a run of several tables' other tables (name, table, rollout), saved under ``tables``; the first
+    table's league holds the snapshots they share.
+    """
     league = table.league
-    scripted = [
-        {"slot": slot, "seat": seat, "kind": kind, "state": policy.state_dict()}
-        for (slot, seat, kind), policy in sorted(table.scripted.policies.items(), key=lambda item: item[0])
-    ]  # in key order: the same list whichever process holds the AIs (training/ppo/scripted_processes.py)
-    return {
+    state = {
         "optimizer": optimizer.state_dict(),
         "rng": {
             "python": st.to_json(st.python_random_state()),
@@ -136,22 +143,37 @@ def training_state(table: TableLike, rollout: RolloutLike, optimizer: Any, rng: 
             "retired": {sid: dict(weights) for sid, weights in league.retired.items()},
             "results": st.to_json(league.results.state_dict()),
         },
-        "table": {
-            "env": env_state(table.env),
-            "obs": _tensor(table.obs),
-            "masks": _tensor(table.masks),
-            "player": _tensor(table.player),
-            "seat": _tensor(table.seat),
-            "opponent": list(table.opponent),
-            "games": _tensor(table.games),
-            "opening": _tensor(table.opening),
-            "scripted": st.to_json(scripted),
-            "pending": _tensor(table.scripted.pending),
-            "rollout": {
-                "open_decisions": {name: _tensor(getattr(rollout, name)[0]) for name in rollout.ARRAYS},
-                "count": _tensor(rollout.count),
-                "open": _tensor(rollout.open),
-            },
+        "table": table_state(table, rollout),
+    }
+    if more:
+        state["tables"] = [
+            {"name": name, "results": st.to_json(other.league.results.state_dict()), "table": table_state(other, roll)}
+            for name, other, roll in more
+        ]
+    return state
+
+
+def table_state(table: TableLike, rollout: RolloutLike) -> dict[str, Any]:
+    """Return one table's games in progress and its rollout's open decisions, as plain data (``table`` above)."""
+    scripted = [
+        {"slot": slot, "seat": seat, "kind": kind, "state": policy.state_dict()}
+        for (slot, seat, kind), policy in sorted(table.scripted.policies.items(), key=lambda item: item[0])
+    ]  # in key order: the same list whichever process holds the AIs (training/ppo/scripted_processes.py)
+    return {
+        "env": env_state(table.env),
+        "obs": _tensor(table.obs),
+        "masks": _tensor(table.masks),
+        "player": _tensor(table.player),
+        "seat": _tensor(table.seat),
+        "opponent": list(table.opponent),
+        "games": _tensor(table.games),
+        "opening": _tensor(table.opening),
+        "scripted": st.to_json(scripted),
+        "pending": _tensor(table.scripted.pending),
+        "rollout": {
+            "open_decisions": {name: _tensor(getattr(rollout, name)[0]) for name in rollout.ARRAYS},
+            "count": _tensor(rollout.count),
+            "open": _tensor(rollout.open),
         },
     }
 
@@ -224,10 +246,16 @@ def check_resumable(payload: dict[str, Any], path: str | Path) -> dict[str, Any]
         )
     state = payload["training"]
     try:
-        st.check_keys(state, ("optimizer", "rng", "league", "table"), "training")
+        st.check_keys(state, _state_keys(state), "training")
     except st.StateError as exc:
         raise CheckpointError(f"{path}: damaged training state: {exc}") from None
     return dict(state)
+
+
+def _state_keys(state: Any) -> tuple[str, ...]:
+    """Return the keys a training state holds: a run of several tables' has ``tables`` too."""
+    keys = ("optimizer", "rng", "league", "table")
+    return (*keys, "tables") if isinstance(state, dict) and "tables" in state else keys
 
 
 # ---- restoring --------------------------------------------------------------------------------------
@@ -330,7 +358,8 @@ def _read_rngs(value: Any) -> dict[str, Any]:
     }
 
 
-def _read_league(value: Any, league: Any, template: dict[str, torch.Tensor]) -> dict[str, Any]:
+def _read_league(value: Any, league: Any, template: dict[str, torch.Tensor], slots: int) -> dict[str, Any]:
+    """Return the league's snapshots, retired snapshots (at most one per game ``slots``) and results."""
     saved = st.check_keys(value, ("snapshots", "retired", "results"), "league")
     snapshots = []
     for i, item in enumerate(st.read_list(saved["snapshots"], "league.snapshots", league.config.keep)):
@@ -340,8 +369,8 @@ def _read_league(value: Any, league: Any, template: dict[str, torch.Tensor]) -> 
         sid = _snapshot_id(pair[0], f"league.snapshots[{i}][0]")
         snapshots.append((sid, _weights(pair[1], template, f"league.snapshots[{i}][1]")))
     retired_in = saved["retired"]
-    if not isinstance(retired_in, dict) or len(retired_in) > league.num_envs:
-        raise st.StateError(f"league.retired: must be a mapping of at most {league.num_envs} snapshots")
+    if not isinstance(retired_in, dict) or len(retired_in) > slots:
+        raise st.StateError(f"league.retired: must be a mapping of at most {slots} snapshots")
     retired = {
         _snapshot_id(sid, "league.retired"): _weights(w, template, f"league.retired[{brief(sid)}]")
         for sid, w in retired_in.items()
@@ -450,19 +479,24 @@ def restore_training(
     rng: np.random.Generator,
     net: nn.Module,
     path: str | Path,
+    more: Sequence[tuple[str, TableLike, RolloutLike]] = (),
 ) -> None:
     """Check the whole training state against this run, then restore optimizer, RNGs, league and games.
 
-    Raises CheckpointError naming the entry that does not fit; nothing is changed then.
+    ``more``: a run of several tables' other tables (name, table, rollout), as :func:`training_state` saved
+    them; they share the first table's snapshots. Raises CheckpointError naming the entry that does not fit;
+    nothing is changed then.
     """
     template = {k: v.detach().cpu() for k, v in net.state_dict().items()}
     try:
-        st.check_keys(state, ("optimizer", "rng", "league", "table"), "training")
+        st.check_keys(state, ("optimizer", "rng", "league", "table", *(("tables",) if more else ())), "training")
         optim = _read_optimizer(state["optimizer"], optimizer)
         rngs = _read_rngs(state["rng"])
-        league = _read_league(state["league"], table.league, template)
+        slots = len(table.opponent) + sum(len(other.opponent) for _, other, _ in more)
+        league = _read_league(state["league"], table.league, template, slots)
         known = {sid for sid, _ in league["snapshots"]} | set(league["retired"])
         tables = _read_table(state["table"], table, rollout, known)
+        others = _read_more_tables(state.get("tables"), more, known)
     except st.StateError as exc:
         raise CheckpointError(f"{path}: damaged training state: {exc}") from None
     try:
@@ -477,6 +511,41 @@ def restore_training(
         torch.cuda.set_rng_state_all(rngs["cuda"])
     table.league.snapshots, table.league.retired = league["snapshots"], league["retired"]
     table.league.results = league["results"]
+    _put_table(tables, table, rollout)
+    for (_, other, roll), (results, saved) in zip(more, others, strict=True):
+        other.league.snapshots, other.league.retired = league["snapshots"], league["retired"]  # shared
+        other.league.results = results
+        _put_table(saved, other, roll)
+
+
+def _read_more_tables(
+    value: Any, more: Sequence[tuple[str, TableLike, RolloutLike]], known: set[str]
+) -> list[tuple[Any, dict[str, Any]]]:
+    """Return (results, table) of each of the other tables of a run of several; StateError if they do not fit."""
+    if not more:
+        return []
+    entries = st.read_list(value, "tables", len(more))
+    names = [name for name, _, _ in more]
+    if len(entries) != len(more):
+        raise st.StateError(
+            f"tables: must hold the run's {len(more)} other tables ({', '.join(names)}), got {len(entries)}"
+        )
+    out = []
+    for i, (entry, (name, other, roll)) in enumerate(zip(entries, more, strict=True)):
+        item = st.check_keys(entry, ("name", "results", "table"), f"tables[{i}]")
+        st.read_str(item["name"], f"tables[{i}].name", [name], max_len=60)
+        results = other.league.results.from_state(
+            st.from_json(item["results"], f"tables[{i}].results"), f"tables[{i}].results"
+        )
+        try:
+            out.append((results, _read_table(item["table"], other, roll, known)))
+        except st.StateError as exc:
+            raise st.StateError(f"tables[{i}] ({name}): {exc}") from None
+    return out
+
+
+def _put_table(tables: dict[str, Any], table: TableLike, rollout: RolloutLike) -> None:
+    """Restore one table's games and its rollout's open decisions (checked by :func:`_read_table`)."""
     live = env_arrays(table.env)
     for name, value in tables["env"].items():
         target = live[name]
