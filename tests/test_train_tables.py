@@ -158,3 +158,44 @@ def test_frontera_mixed_config_trains_the_three_tables_of_issue_48() -> None:
     assert got == [("2p-medium", 2, "medium", 0.5), ("4p-medium", 4, "medium", 0.5), ("6p-large", 6, "large", 0.5)]
     weights = config.league.weights
     assert max(weights, key=lambda kind: weights[kind]) == "expansionist"
+
+
+def test_resume_refuses_to_change_the_tables(
+    runs: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dw_cli.main import main
+
+    one = "tables=[{players: 2, num_envs: 4}]"
+    args = ["train", "--resume", str(runs["split"] / "checkpoint.pt"), "--run-dir", str(tmp_path / "one")]
+    assert main([*args, "--set", one]) != 0
+    assert "--set tables cannot change when resuming" in capsys.readouterr().err
+    assert not (tmp_path / "one").exists()  # refused before anything was written
+
+
+def test_resume_refuses_a_checkpoint_without_the_other_tables(runs: dict[str, Any], tmp_path: Path) -> None:
+    from policies.checkpoint import CheckpointError
+    from training.ppo import ppo
+    from training.ppo.resume import saved_config
+
+    payload = checkpoint.load(runs["split"] / "checkpoint.pt")
+    del payload["training"]["tables"]
+    cut = tmp_path / "cut.pt"
+    checkpoint.save(cut, payload)
+    config = saved_config(payload, cut, ["run.progress=false"])
+    with pytest.raises(CheckpointError, match=r"tables: the checkpoint holds 0 tables besides the first, this run 1"):
+        ppo.start_session(config, cut, tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+def test_resume_refuses_a_table_saved_under_another_name(runs: dict[str, Any], tmp_path: Path) -> None:
+    from policies.checkpoint import CheckpointError
+    from training.ppo import ppo
+    from training.ppo.resume import saved_config
+
+    payload = checkpoint.load(runs["split"] / "checkpoint.pt")
+    payload["training"]["tables"][0]["name"] = "large6"
+    renamed = tmp_path / "renamed.pt"
+    checkpoint.save(renamed, payload)
+    config = saved_config(payload, renamed, ["run.progress=false"])
+    with pytest.raises(CheckpointError, match=r"tables\[0\]\.name: must be one of medium3, got 'large6'"):
+        ppo.start_session(config, renamed, tmp_path / "run")

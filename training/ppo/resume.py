@@ -489,7 +489,7 @@ def restore_training(
     """
     template = {k: v.detach().cpu() for k, v in net.state_dict().items()}
     try:
-        st.check_keys(state, ("optimizer", "rng", "league", "table", *(("tables",) if more else ())), "training")
+        st.check_keys(state, _state_keys(state), "training")
         optim = _read_optimizer(state["optimizer"], optimizer)
         rngs = _read_rngs(state["rng"])
         slots = len(table.opponent) + sum(len(other.opponent) for _, other, _ in more)
@@ -522,10 +522,16 @@ def _read_more_tables(
     value: Any, more: Sequence[tuple[str, TableLike, RolloutLike]], known: set[str]
 ) -> list[tuple[Any, dict[str, Any]]]:
     """Return (results, table) of each of the other tables of a run of several; StateError if they do not fit."""
-    if not more:
-        return []
-    entries = st.read_list(value, "tables", len(more))
     names = [name for name, _, _ in more]
+    if value is None and not more:
+        return []
+    if value is None or not more:  # a run of several tables resumed as one, or the other way round
+        saved = 0 if value is None else len(value) if isinstance(value, list) else brief(value, 60)
+        raise st.StateError(
+            f"tables: the checkpoint holds {saved} tables besides the first, this run {len(more)} "
+            f"({', '.join(names) or 'none'}); resume with the run's own tables"
+        )
+    entries = st.read_list(value, "tables", len(more))
     if len(entries) != len(more):
         raise st.StateError(
             f"tables: must hold the run's {len(more)} other tables ({', '.join(names)}), got {len(entries)}"
