@@ -83,9 +83,8 @@ def check_schedule(schedule: Any) -> Any:
     """Return ``schedule`` if it is ``round_robin`` or a list of whole numbers 1..MAX_SHARE; ValueError if not."""
     if schedule == "round_robin":
         return schedule
-    good = isinstance(schedule, list) and schedule
-    good = good and all(not isinstance(k, bool) and isinstance(k, int) and 1 <= k <= MAX_SHARE for k in schedule)
-    if not good:
+    whole = isinstance(schedule, list) and all(not isinstance(k, bool) and isinstance(k, int) for k in schedule)
+    if not whole or not schedule or not all(1 <= k <= MAX_SHARE for k in schedule):
         raise ValueError(
             f"must be round_robin or a list of whole numbers 1..{MAX_SHARE} (one per table: its updates a cycle), "
             f"got {brief(schedule)}"

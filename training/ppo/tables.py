@@ -8,9 +8,9 @@ past selves (their weights fit every table).
 
 **One table per update.** Update ``u`` collects a rollout of table ``cycle[u % len(cycle)]`` (``table_schedule``)
 and trains on it, exactly as a one-table run's update: the observation and action sizes differ between maps, so
-one rollout and one minibatch hold one table's decisions, the update stays the same code, and only one table's
-rollout is in memory at a time besides each table's small carried-over decisions. The other tables' games wait
-where they stopped (their last decisions carried over, trained on once their outcomes arrive).
+one rollout and one minibatch hold one table's decisions, the update stays the same code and its batch is one
+table's size (each table keeps its own rollout buffers, which carry its open decisions over). The other tables'
+games wait where they stopped (their last decisions carried over, trained on once their outcomes arrive).
 
 **Maps.** A network that reads several maps has ``set_map(graph)`` and its current ``graph`` (Frontera's graph
 network); before a table's update the learner is pointed at the table's map, when it differs from the one it
