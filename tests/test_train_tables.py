@@ -84,6 +84,7 @@ def test_two_tables_log_win_rates_per_table(runs: dict[str, Any]) -> None:
     for table in ("players2", "medium3"):
         assert any(t.startswith(f"charts/win_rate/{table}/") for t in tags), (table, sorted(tags))
         assert f"eval/win_rate/{table}/expansionist" in tags
+        assert f"charts/rating/{table}/learner" in tags  # every table's, though the last update trained players2
     assert not any(t.startswith("charts/win_rate/") and t.count("/") == 2 for t in tags)  # none outside a table
     steps = [e.step for e in events.Scalars("charts/learning_rate")]
     assert steps == [192, 384, 576, 768, 960]  # the env steps summed over the tables

@@ -686,6 +686,14 @@ def log_ratings(writer: Any, step: int, league: League, table: str = "") -> dict
     return ratings
 
 
+def log_every_rating(s: Session) -> dict[str, float]:
+    """Write the league's ratings, every table's under its name; return the (first) table's."""
+    if s.tables is None:
+        return log_ratings(s.writer, s.counters["env_steps"], s.table.league)
+    named = zip(s.tables.names, s.tables.tables, strict=True)
+    return [log_ratings(s.writer, s.counters["env_steps"], table.league, name) for name, table in named][0]
+
+
 # ---- the run ------------------------------------------------------------------------------------------
 @dataclass
 class Session:
@@ -883,7 +891,7 @@ def record_update(
     if c["updates"] % s.config.league.snapshot_every == 0:
         league.snapshot(c["updates"], s.net.state_dict())  # a run of several tables: their shared snapshots
     if c["updates"] % 10 == 0:
-        log_ratings(s.writer, c["env_steps"], league, name)
+        log_every_rating(s)
     if c["updates"] % s.config.run.checkpoint_every == 0:
         s.save()
 
@@ -963,8 +971,7 @@ def _train(
         s.tables.close()
     save_checkpoint(s.run_dir / "policy.pt", s.net, config, s.counters, None)
     stop.abort_on_signal()  # checkpoint and policy are written: Ctrl-C in the evaluation just ends it
-    name = "" if s.tables is None else s.tables.names[s.tables.on_map]
-    ratings = log_ratings(s.writer, s.counters["env_steps"], s.table.league, name)
+    ratings = log_every_rating(s)
     results = [] if stop.requested else final_evaluation(s)
     s.writer.close()
     return {
