@@ -33,8 +33,9 @@ class SearchParams:
     greedy: bool = True
     reuse_tree: bool = True
     all_viewers: bool = False
+    backup: str = "maxn"
 
-    #: name -> (type, lower bound, upper bound, what it is)
+    #: name -> (type, lower bound, upper bound, what it is); a ``str`` option takes one of :attr:`CHOICES`
     FIELDS: ClassVar[dict[str, tuple[type, float | None, float | None, str]]] = {
         "playouts": (int, 1, 100_000, "playouts per move"),
         "time": (float, 0.001, 600.0, "seconds per move (with playouts, whichever ends first)"),
@@ -42,7 +43,10 @@ class SearchParams:
         "greedy": (bool, None, None, "1: play the most visited move; 0: sample by visit counts"),
         "reuse_tree": (bool, None, None, "1: keep the subtree of the position reached between moves"),
         "all_viewers": (bool, None, None, "1: value each player from its own view; 0: the acting player's"),
+        "backup": (str, None, None, "how rivals choose in the tree (three players; two players: all negamax)"),
     }
+    #: a ``str`` option's allowed values, the default first
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"backup": ("maxn", "paranoid", "best_reply")}
 
     def __post_init__(self) -> None:
         for name, (kind, low, high, what) in self.FIELDS.items():
@@ -51,12 +55,16 @@ class SearchParams:
                 continue
             if kind is bool:
                 ok = isinstance(value, bool)
+            elif kind is str:
+                ok = isinstance(value, str) and value in self.CHOICES[name]
             else:
                 number = isinstance(value, (int, float)) and not isinstance(value, bool)
                 ok = number and (kind is float or isinstance(value, int)) and math.isfinite(value)
                 ok = ok and low is not None and high is not None and low <= value <= high
             if not ok:
                 bound = "0 or 1" if kind is bool else f"{kind.__name__} in [{low}, {high}]"
+                if kind is str:
+                    bound = "one of " + ", ".join(self.CHOICES[name])
                 raise ValueError(f"search option {name} ({what}) must be {bound}, got {brief(value)}")
 
     @classmethod
@@ -74,16 +82,25 @@ class SearchParams:
                     if text not in ("0", "1"):
                         raise ValueError
                     values[name] = text == "1"
+                elif kind is str:
+                    if text not in cls.CHOICES[name]:
+                        raise ValueError
+                    values[name] = text
                 else:
                     if not text.isascii():
                         raise ValueError
                     values[name] = int(text) if kind is int else float(text)
             except ValueError:
-                raise ValueError(
-                    f"search option {name} must be {'0 or 1' if kind is bool else 'a ' + kind.__name__}, "
-                    f"got {brief(text)}"
-                ) from None
+                raise ValueError(f"search option {name} must be {cls._allowed(name)}, got {brief(text)}") from None
         return cls(**values)
+
+    @classmethod
+    def _allowed(cls, name: str) -> str:
+        """Return what option ``name`` accepts, in words (for an error message)."""
+        kind = cls.FIELDS[name][0]
+        if kind is str:
+            return "one of " + ", ".join(cls.CHOICES[name])
+        return "0 or 1" if kind is bool else "a " + kind.__name__
 
 
 def split_spec(spec: str) -> tuple[str, SearchParams]:

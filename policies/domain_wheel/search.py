@@ -9,7 +9,9 @@ it visited most.
 How a node is valued. Domain Wheel has three players, so a node's value is a vector, one entry per player,
 and each player picks, at its own nodes, the child that is best *for itself* (max^n backup): every playout
 adds the leaf's value vector to the totals of each node on its path, and selection at a node of player
-``p`` reads entry ``p``. Selection is PUCT (AlphaZero's rule):
+``p`` reads entry ``p``. The ``backup`` option changes what the rivals play for: ``paranoid`` (both minimise
+the searching seat's value against theirs) and ``best_reply`` (one rival searched between two of the seat's
+turns, the other on its policy's move): :mod:`policies.domain_wheel.backups`. Selection is PUCT (AlphaZero's rule):
 ``Q_p(child) + c_puct * prior(child) * sqrt(N(node)) / (1 + N(child))``, unvisited children valued at the
 node's own estimate (first-play urgency).
 
@@ -48,6 +50,7 @@ from dw_env.engine import END_REQUEST_MOVE, PASS_MOVE, Game, Move
 from dw_env.info import NUM_PLAYERS
 from dw_env.options import GameOptions
 from policies.base import Policy
+from policies.domain_wheel.backups import plays_its_policy, selection_values
 from policies.domain_wheel.two_phase import TwoPhaseDriver
 from policies.puct import puct_select
 from policies.search_spec import SearchParams, check_spec, sample_by_visits, split_spec
@@ -97,7 +100,7 @@ def result_values(game: Game) -> NDArray[np.float64]:
 
 
 class SearchPolicy(Policy):
-    """Plays a seat by PUCT tree search with max^n backup over the engine (see the module docstring)."""
+    """Plays a seat by PUCT tree search over the engine, max^n or another backup (see the module docstring)."""
 
     name = "search"
     display_name = "Búsqueda"
@@ -112,6 +115,7 @@ class SearchPolicy(Policy):
         self.root: Node | None = None
         self.driver: TwoPhaseDriver | None = None
         self.last_playouts = 0
+        self.seat = 0  # the searching player, the root of every backup but max^n's
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -169,10 +173,13 @@ class SearchPolicy(Policy):
         return node.value
 
     def _select(self, node: Node) -> int:
-        """Return the index of the move PUCT picks at ``node`` for its player."""
-        p = node.player
+        """Return the index of the move PUCT picks at ``node`` for its player, read by the backup (backups.py)."""
+        p, backup = node.player, self.params.backup
         assert node.value is not None
-        return int(puct_select(node.visits, node.totals[:, p], node.priors, float(node.value[p]), self.params.c_puct))
+        if plays_its_policy(p, self.seat, backup):
+            return int(np.argmax(node.priors))
+        values, fpu = selection_values(node.totals, node.value, p, self.seat, backup)
+        return int(puct_select(node.visits, values, node.priors, fpu, self.params.c_puct))
 
     def _playout(self, root: Node) -> None:
         """Walk down by PUCT to a new position, value it, and add the value to every node on the path."""
@@ -214,6 +221,7 @@ class SearchPolicy(Policy):
             self.driver = TwoPhaseDriver(game.options)
             self.evaluate.prepare(game.options)
             self.root = None
+        self.seat = game.turn
         root = self._find(game) if self.params.reuse_tree else None
         if root is None:
             root = Node(game.copy(), game.turn)
