@@ -157,3 +157,46 @@ def test_a_rating_of_a_level_since_redefined_is_not_shown(tmp_path: Path) -> Non
     data = {"games": 8, "levels": rows}
     ladders.ratings_path("tiny", tmp_path).write_text(json.dumps(data), encoding="utf-8")
     assert ladders.ratings("tiny", tmp_path) == {1: {"rating": 1200, "low": 1150, "high": 1250, "games": 8}}
+
+
+SEARCH_TOP = """\
+  - search: conquer-agent.pt
+    playouts: 8
+    options: {backup: paranoid, all_viewers: true, c_puct: 2}
+    description: {es: "Busca.", en: "Searches."}
+"""
+
+
+def test_a_search_level_carries_its_options_into_the_seat_spec() -> None:
+    ladder = ladders.parse(TINY + SEARCH_TOP, "tiny")
+    top = ladder.levels[-1]
+    assert top.spec().endswith("conquer-agent.pt?playouts=8&all_viewers=1&backup=paranoid&c_puct=2")
+    assert top.what() == "search over conquer-agent.pt, 8 playouts a move, all_viewers 1, backup paranoid, c_puct 2"
+    from policies.search_spec import split_spec
+
+    assert split_spec(top.spec())[1].backup == "paranoid"
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ("{backup: minimax}", "backup must be one of maxn, paranoid, best_reply, got 'minimax'"),
+        ("{time: 0.5}", "unknown search option 'time'; allowed: c_puct, greedy"),
+        ("{playouts: 9}", "unknown search option 'playouts'"),
+        ("{c_puct: [1]}", "c_puct: a number, 0/1 or a word, got [1]"),
+        ("{backup: 'paranoid&c_puct=9'}", "backup: a number, 0/1 or a word"),
+        ("{c_puct: -1}", "c_puct"),
+        ("{}", "a mapping of search options"),
+    ],
+)
+def test_a_search_levels_bad_options_are_refused_naming_the_option(options: str, words: str) -> None:
+    text = TINY + SEARCH_TOP.replace("{backup: paranoid, all_viewers: true, c_puct: 2}", options)
+    with pytest.raises(ladders.LadderError, match="levels\\[2\\].options") as err:
+        ladders.parse(text, "tiny")
+    assert words in str(err.value)
+
+
+def test_only_a_search_level_has_options() -> None:
+    text = TINY.replace("scripted: random", "scripted: random\n    options: {backup: paranoid}", 1)
+    with pytest.raises(ladders.LadderError, match="only a search level has options"):
+        ladders.parse(text, "tiny")

@@ -13,7 +13,12 @@ with :func:`gamecore.loaders.read_yaml`::
         description: {...}
       - search: conquer-agent.pt  #   tree search over a shipped checkpoint with a budget of playouts a move
         playouts: 64
+        options: {backup: paranoid}  # optional: the search seat's other options (policies/search_spec.py)
         description: {...}
+
+A search level's ``options`` are checked as the seat spec checks them (an unknown name or a bad value is an
+error naming it and what is allowed); ``time`` is refused, since a time budget makes a level's strength
+depend on the machine, and ``playouts`` is the level's own key.
 
 Descriptions are one line for a player, in Spanish and English, without Markdown. Level ``k`` of ladder ``L``
 is offered to clients as the strategy id ``level:L:k`` (:func:`level_id`). ``dw ladder L`` calibrates a ladder
@@ -42,6 +47,8 @@ _LIMIT = 64 << 10
 #: characters that would show as Markdown or markup in a player's text
 _MARKUP = re.compile(r"[*`_#<>\[\]|\n]")
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+#: a search option's value as a spec writes it (no & = ? that would change the spec's other options)
+_OPTION_TEXT = re.compile(r"^[A-Za-z0-9_.+-]{1,40}$")
 
 
 class LadderError(ValueError):
@@ -57,18 +64,22 @@ class Level:
     strategy: str
     description: dict[str, str]
     playouts: int | None = None
+    search_options: tuple[tuple[str, str], ...] = ()  # (name, value as written in a spec), sorted by name
 
     def spec(self) -> str:
         """Return the seat spec the arena and the rooms load (a registered name, a checkpoint path or a search)."""
         if self.kind == "scripted":
             return self.strategy
         path = str(CHECKPOINTS / self.strategy)
-        return path if self.kind == "network" else f"search:{path}?playouts={self.playouts}"
+        if self.kind == "network":
+            return path
+        return f"search:{path}?playouts={self.playouts}" + "".join(f"&{k}={v}" for k, v in self.search_options)
 
     def what(self) -> str:
         """Return what the level is, for the docs' table (``search conquer-agent.pt, 64 playouts``)."""
         if self.kind == "search":
-            return f"search over {self.strategy}, {self.playouts} playouts a move"
+            options = "".join(f", {k} {v}" for k, v in self.search_options)
+            return f"search over {self.strategy}, {self.playouts} playouts a move{options}"
         return (
             f"network {self.strategy} (samples its policy)"
             if self.kind == "network"
@@ -109,7 +120,7 @@ def _level(entry: Any, number: int, where: str) -> Level:
     if not isinstance(entry, dict):
         raise LadderError(f"{where}: a level is a mapping, got {brief(entry)}")
     kinds = [k for k in KINDS if k in entry]
-    allowed = {*KINDS, "playouts", "description"}
+    allowed = {*KINDS, "playouts", "options", "description"}
     unknown = sorted(str(k) for k in entry if k not in allowed)
     if unknown:
         raise LadderError(f"{where}: unknown key {brief(unknown[0])}; allowed: {', '.join(sorted(allowed))}")
@@ -125,9 +136,40 @@ def _level(entry: Any, number: int, where: str) -> Level:
             raise LadderError(f"{where}.playouts: an integer in [1, {MAX_PLAYOUTS}], got {brief(playouts)}")
     elif playouts is not None:
         raise LadderError(f"{where}.playouts: only a search level has playouts, got {brief(playouts)}")
+    options = _search_options(entry["options"], kind, f"{where}.options") if "options" in entry else ()
     if kind != "scripted" and not (CHECKPOINTS / strategy).is_file():
         raise LadderError(f"{where}.{kind}: no shipped checkpoint {brief(strategy)} in {CHECKPOINTS}")
-    return Level(number, kind, strategy, _texts(entry.get("description"), f"{where}.description"), playouts)
+    texts = _texts(entry.get("description"), f"{where}.description")
+    return Level(number, kind, strategy, texts, playouts, options)
+
+
+def _search_options(value: Any, kind: str, where: str) -> tuple[tuple[str, str], ...]:
+    """Return a search level's ``options`` as sorted (name, spec text) pairs, checked as the seat spec checks them."""
+    from policies.search_spec import SearchParams
+
+    allowed = [name for name in SearchParams.FIELDS if name not in ("playouts", "time")]
+    if kind != "search":
+        raise LadderError(f"{where}: only a search level has options, got {brief(value)}")
+    if not isinstance(value, dict) or not value:
+        raise LadderError(f"{where}: a mapping of search options ({', '.join(allowed)}), got {brief(value)}")
+    pairs = []
+    for name, v in value.items():
+        if name not in allowed:
+            raise LadderError(f"{where}: unknown search option {brief(name)}; allowed: {', '.join(allowed)}")
+        if isinstance(v, bool):
+            text = "1" if v else "0"
+        elif isinstance(v, (int, float, str)):
+            text = str(v)
+        else:
+            text = ""
+        if not _OPTION_TEXT.match(text):
+            raise LadderError(f"{where}.{name}: a number, 0/1 or a word, got {brief(v)}")
+        pairs.append((name, text))
+    try:
+        SearchParams.from_query("&".join(f"{k}={t}" for k, t in pairs))
+    except ValueError as exc:
+        raise LadderError(f"{where}: {exc}") from None
+    return tuple(sorted(pairs))
 
 
 def parse(text: str, name: str, where: str | None = None) -> Ladder:
