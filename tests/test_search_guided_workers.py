@@ -2,9 +2,10 @@
 
 The worker count is not part of a run's results: every game's randomness is its own, seeded by (run seed,
 iteration, game index), and the games join the replay buffer in game order. So 0, 1 and 2 workers give
-bit-identical weights, a run resumes exactly in a new process with another worker count, and a SIGTERM
-during self-play ends the run with its last checkpoint intact and no worker left behind.
-The runs are Conquer 3x3's smoke config (configs/search_guided_smoke.yaml).
+bit-identical weights, a run resumes exactly in a new process with another worker count, and a SIGINT or
+SIGTERM during self-play ends the run with its last checkpoint intact and no worker left behind.
+The runs are Conquer 3x3's smoke config (configs/search_guided_smoke.yaml); the signals are also sent to
+Domain Wheel runs on the small map (a tiny network, short games), whose workers search two-phase moves.
 """
 
 from __future__ import annotations
@@ -126,22 +127,50 @@ def marked() -> Iterator[list[str]]:
         kill_marked(tag)
 
 
+#: Domain Wheel's small map with a tiny fresh network and short games (a move is two searched decisions)
+DOMAIN_WHEEL = """algo: search_guided
+run: {name: sg-dw-signal, seed: 2, iterations: 2}
+game: {name: domain_wheel, land_radius: 1, map_radius: 2, max_rounds: 6}
+network: {channels: 4, cell_layers: 1, land_layers: 1, head_hidden: 8}
+search: {simulations: 6, cheap_simulations: 2, full_fraction: 0.5, gumbel_k: 4}
+learn: {games_per_iteration: 3, buffer_size: 400, batch_size: 16, updates_per_iteration: 3}
+eval: {games: 0}
+"""
+
+
+def _signal_config(game: str, folder: Path) -> Path:
+    """Return the config file of a signalled run of ``game`` (Conquer: the smoke config; Domain Wheel: written)."""
+    if game == "conquer":
+        return SMOKE
+    (folder / "dw.yaml").write_text(DOMAIN_WHEEL)
+    return folder / "dw.yaml"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("workers", "sig", "status"), [(2, signal.SIGTERM, 143), (0, signal.SIGINT, 130)], ids=["2-workers", "in-process"]
+    ("game", "workers", "sig", "group"),
+    [
+        ("conquer", 2, signal.SIGTERM, True),
+        ("conquer", 0, signal.SIGINT, True),
+        ("domain_wheel", 2, signal.SIGINT, True),
+        ("domain_wheel", 2, signal.SIGTERM, False),
+    ],
+    ids=["conquer-2-workers", "conquer-in-process", "domain_wheel-2-workers-ctrl-c", "domain_wheel-2-workers-kill"],
 )
 def test_a_stop_signal_during_self_play_leaves_no_worker_and_the_last_checkpoint(
-    tmp_path: Path, marked: list[str], workers: int, sig: signal.Signals, status: int
+    tmp_path: Path, marked: list[str], game: str, workers: int, sig: signal.Signals, group: bool
 ) -> None:
-    """A signal to the process group (as ``timeout`` or Ctrl-C sends it) once iteration 2's games are under way:
-    status 128 + the signal, no traceback, no process left, and a checkpoint that resumes (the games under way
-    are dropped)."""
+    """A signal once iteration 2's games are under way, to the process group (as ``timeout`` or Ctrl-C sends it)
+    or to the trainer alone (as ``kill PID`` sends it): status 128 + the signal, no traceback, no process left
+    (the trainer kills its workers, which ignore the signal), and a checkpoint that resumes (the games under
+    way are dropped)."""
     run = tmp_path / "run"
     env, tag = marked_env()
     marked.append(tag)
     sets = [f"run.selfplay_workers={workers}", "run.iterations=100000", "run.checkpoint_every=1", "eval.games=0"]
     args = [a for s in sets for a in ("--set", s)]
-    command = [sys.executable, "-m", "dw_cli.main", "train", "--config", str(SMOKE), "--run-dir", str(run), *args]
+    config = _signal_config(game, tmp_path)
+    command = [sys.executable, "-m", "dw_cli.main", "train", "--config", str(config), "--run-dir", str(run), *args]
     with (tmp_path / "stderr.txt").open("w") as err:
         process = subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True
@@ -150,10 +179,13 @@ def test_a_stop_signal_during_self_play_leaves_no_worker_and_the_last_checkpoint
     wait_for(lambda: (run / "checkpoint.pt").exists(), "the first checkpoint", alive)
     helpers = lambda: [p for p in marked_pids(tag) if p != process.pid and ignores_sigint(p)]  # noqa: E731
     wait_for(lambda: len(helpers()) >= workers, f"{workers} self-play workers", alive)
-    os.killpg(process.pid, sig)
+    if group:
+        os.killpg(process.pid, sig)
+    else:
+        process.send_signal(sig)
     code = process.wait(timeout=LIMIT)
     err = (tmp_path / "stderr.txt").read_text()
-    assert code == status, err[-3000:]
+    assert code == 128 + sig, err[-3000:]
     assert "Traceback" not in err and f"stopped by {sig.name}" in err and f"dw train --resume {run}" in err
     assert leftovers(tag) == []
     saved = checkpoint.load(run / "checkpoint.pt")
