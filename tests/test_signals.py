@@ -161,6 +161,61 @@ def test_workers_die_with_a_killed_trainer(command: type[Command], tmp_path: Pat
     assert leftovers(c.tag) == []
 
 
+# ---- dw train over several tables ----------------------------------------------------------------------------
+FRONTERA = str(ROOT / "configs" / "frontera_smoke.yaml")
+#: two tables on two maps (each map's update replica in a worker process of its own), no end in sight
+SEVERAL_TABLES = [
+    "tables=[{players: 2, num_envs: 4}, {players: 3, map: medium, max_turns: 3, num_envs: 4, name: medium3}]",
+    "run.network_threads=2",
+    "run.total_env_steps=100000000",
+    "run.checkpoint_every=1",
+    "eval.final_games=0",
+]
+
+
+def _sets(overrides: list[str]) -> list[str]:
+    return [arg for text in overrides for arg in ("--set", text)]
+
+
+def test_ctrl_c_in_a_run_of_several_tables_saves_every_table_and_resumes_exactly(
+    command: type[Command], tmp_path: Path
+) -> None:
+    """Ctrl-C once both maps' update workers are at work (a table's update on each map done): status 130, no
+    process left, every table's games in the checkpoint; resumed for one more update in a new process, the run
+    ends bit-identical to a straight run of as many updates (docs/TRAINING.md "Tables")."""
+    import torch
+
+    from policies import checkpoint
+
+    run, straight = tmp_path / "run", tmp_path / "straight"
+    for logs in ("c", "again"):
+        (tmp_path / logs).mkdir()
+    c = command(["train", "--config", FRONTERA, "--run-dir", str(run), *_sets(SEVERAL_TABLES)], tmp_path / "c")
+    wait_for(lambda: (run / "checkpoint.pt").exists(), "the first checkpoint", c.alive)
+    c.wait_for_workers(2)  # the second map's worker starts with its first update: both tables have trained
+    c.signal_group(signal.SIGINT)
+    code, err = c.finish()
+    _assert_clean(code, err, 130)
+    assert "stopped by SIGINT" in err and f"continue with: dw train --resume {run}" in err
+    assert leftovers(c.tag) == []
+    _assert_resumable(run)
+    stopped = checkpoint.load(run / "checkpoint.pt")
+    updates = stopped["counters"]["updates"]
+    assert updates >= 1 and [t["name"] for t in stopped["training"]["tables"]] == ["medium3"]
+    more = f"run.stop_after_updates={updates + 1}"
+    again = command(["train", "--resume", str(run), "--set", more], tmp_path / "again")
+    whole = command(["train", "--config", FRONTERA, "--run-dir", str(straight), *_sets([*SEVERAL_TABLES, more])])
+    for done in (again, whole):
+        code, err = done.finish()
+        _assert_clean(code, err, 0)
+    resumed, reference = checkpoint.load(run / "checkpoint.pt"), checkpoint.load(straight / "checkpoint.pt")
+    keys = ("env_steps", "updates", "games", "decisions")
+    assert {k: resumed["counters"][k] for k in keys} == {k: reference["counters"][k] for k in keys}
+    assert resumed["counters"]["updates"] == updates + 1
+    for name, tensor in reference["model"].items():
+        assert torch.equal(resumed["model"][name], tensor), name
+
+
 # ---- dw arena ----------------------------------------------------------------------------------------------
 ARENA = ["arena", "--lineup", "balanced,center,guardian", "--games", "100000", "--workers", "2", "--no-progress"]
 
