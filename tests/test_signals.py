@@ -216,6 +216,39 @@ def test_ctrl_c_in_a_run_of_several_tables_saves_every_table_and_resumes_exactly
         assert torch.equal(resumed["model"][name], tensor), name
 
 
+# ---- dw train: Domain Wheel's value refit --------------------------------------------------------------------
+VALUE_FIT = """algo: search_guided
+run: {name: vf-signal, seed: 0, checkpoint_every: 1}
+game: {name: domain_wheel, land_radius: 1, map_radius: 2, max_rounds: 6}
+network: {init_from: %s}
+value_fit: {games: 1000000, lineups: ["network,balanced,balanced"], epochs: 1}
+"""
+
+
+def test_ctrl_c_ends_a_value_refit_at_once_its_last_checkpoint_intact(command: type[Command], tmp_path: Path) -> None:
+    """The refit's games have no stop point: a first Ctrl-C was noted ("the self-play games under way are
+    dropped") and then ignored, the games playing on. It ends the run at once now, status 130, the checkpoint
+    written every ``run.checkpoint_every`` games whole and resumable."""
+    from policies import checkpoint
+    from training.search_guided import config as sg
+    from training.search_guided.search_guided import train
+
+    run, spec = tmp_path / "run", tmp_path / "value_fit.yaml"
+    spec.write_text(VALUE_FIT % (ROOT / "checkpoints" / "small-agent.pt"))
+    c = command(["train", "--config", str(spec), "--run-dir", str(run)])
+    wait_for(lambda: (run / "checkpoint.pt").exists(), "the first checkpoint", c.alive)
+    c.signal_group(signal.SIGINT)
+    code, err = c.finish()  # without the fix: a million games later (the safety net's bound fails it)
+    _assert_clean(code, err, 130)
+    assert err.strip().endswith("dw train: aborted; the last checkpoint written, if any, is intact")
+    assert checkpoint.stale_temporaries(run, ("checkpoint.pt", "policy.pt")) == []
+    saved = checkpoint.load(run / "checkpoint.pt")
+    games = saved["training"]["counters"]["games"]
+    assert games >= 1
+    more = sg.from_dict(saved["config"], [f"value_fit.games={games + 1}"])
+    assert train(more, resume=run / "checkpoint.pt")["counters"]["games"] == games + 1
+
+
 # ---- dw arena ----------------------------------------------------------------------------------------------
 ARENA = ["arena", "--lineup", "balanced,center,guardian", "--games", "100000", "--workers", "2", "--no-progress"]
 

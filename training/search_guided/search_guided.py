@@ -39,7 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gamecore.errors import brief
-from training.distributed.interrupt import StopRequest
+from training.distributed.interrupt import Interrupted, StopRequest
 from training.search_guided.config import Config
 from training.search_guided.run_files import run_folder, save_run
 from training.search_guided.self_play import value_vectors
@@ -197,6 +197,11 @@ def _train(
     if view.refits_value(config):  # Domain Wheel's warm start, a run of its own (value_fit.py)
         from training.search_guided import value_fit
 
+        # its games have no stop point: a first signal ends it at once (status 128 + the signal), its last
+        # checkpoint (every run.checkpoint_every games) intact, instead of being noted and then ignored
+        if stop.signum is not None:
+            raise Interrupted(stop.signum)
+        stop.abort_on_signal()
         return value_fit.train(config, resume, run_dir, overwrite)
     torch.set_num_threads(config.run.torch_threads)
     adapter = view.adapter
