@@ -225,10 +225,10 @@ value_fit: {games: 1000000, lineups: ["network,balanced,balanced"], epochs: 1}
 """
 
 
-def test_ctrl_c_ends_a_value_refit_at_once_its_last_checkpoint_intact(command: type[Command], tmp_path: Path) -> None:
-    """The refit's games have no stop point: a first Ctrl-C was noted ("the self-play games under way are
-    dropped") and then ignored, the games playing on. It ends the run at once now, status 130, the checkpoint
-    written every ``run.checkpoint_every`` games whole and resumable."""
+def test_ctrl_c_ends_a_value_refit_after_its_game_every_game_saved(command: type[Command], tmp_path: Path) -> None:
+    """A first Ctrl-C was noted ("the self-play games under way are dropped") and then ignored, the refit's
+    games playing on. It now ends them after the game under way, status 130, every game played in the
+    checkpoint, and ``--resume`` goes on from the next game."""
     from policies import checkpoint
     from training.search_guided import config as sg
     from training.search_guided.search_guided import train
@@ -240,11 +240,12 @@ def test_ctrl_c_ends_a_value_refit_at_once_its_last_checkpoint_intact(command: t
     c.signal_group(signal.SIGINT)
     code, err = c.finish()  # without the fix: a million games later (the safety net's bound fails it)
     _assert_clean(code, err, 130)
-    assert err.strip().endswith("dw train: aborted; the last checkpoint written, if any, is intact")
+    assert "stopping after the game under way" in err and f"continue with: dw train --resume {run}" in err
     assert checkpoint.stale_temporaries(run, ("checkpoint.pt", "policy.pt")) == []
     saved = checkpoint.load(run / "checkpoint.pt")
     games = saved["training"]["counters"]["games"]
-    assert games >= 1
+    assert games >= 1 and "report" not in saved["training"]  # stopped among the games: nothing fitted yet
+    assert len(saved["training"]["samples"]["games"]) > 0
     more = sg.from_dict(saved["config"], [f"value_fit.games={games + 1}"])
     assert train(more, resume=run / "checkpoint.pt")["counters"]["games"] == games + 1
 

@@ -39,7 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gamecore.errors import brief
-from training.distributed.interrupt import Interrupted, StopRequest
+from training.distributed.interrupt import StopRequest
 from training.search_guided.config import Config
 from training.search_guided.run_files import run_folder, save_run
 from training.search_guided.self_play import value_vectors
@@ -165,6 +165,8 @@ def _payload(config: Config, view: Any, net: Any, training: dict[str, Any] | Non
 
 #: what the run does on a first stop signal (training/distributed/interrupt.py prints it)
 STOPPING = "stopping: the self-play games under way are dropped, then the last iteration's checkpoint is written"
+#: the same for Domain Wheel's value refit, whose games are played one after another in this process
+REFIT_STOPPING = "stopping after the game under way, then writing the checkpoint of every game played"
 
 
 def train(
@@ -172,7 +174,10 @@ def train(
 ) -> dict[str, Any]:
     """Run (or continue, from ``resume``) a search-guided run; return its folder, counters, last losses, and
     the stop signal's name and exit status if one ended it (``interrupted``, ``exit_code``; "" and 0 if not)."""
-    with StopRequest(STOPPING) as stop, contextlib.ExitStack() as stack:
+    from training.search_guided.games import training_game
+
+    stopping = REFIT_STOPPING if training_game(config).refits_value(config) else STOPPING
+    with StopRequest(stopping) as stop, contextlib.ExitStack() as stack:
         result = _train(config, resume, run_dir, overwrite, stop, stack)
     return {**result, "interrupted": stop.name, "exit_code": stop.exit_code}
 
@@ -197,12 +202,8 @@ def _train(
     if view.refits_value(config):  # Domain Wheel's warm start, a run of its own (value_fit.py)
         from training.search_guided import value_fit
 
-        # its games have no stop point: a first signal ends it at once (status 128 + the signal), its last
-        # checkpoint (every run.checkpoint_every games) intact, instead of being noted and then ignored
-        if stop.signum is not None:
-            raise Interrupted(stop.signum)
-        stop.abort_on_signal()
-        return value_fit.train(config, resume, run_dir, overwrite)
+        # a first signal ends its games after the one under way, every game played saved (--resume goes on)
+        return value_fit.train(config, resume, run_dir, overwrite, stop)
     torch.set_num_threads(config.run.torch_threads)
     adapter = view.adapter
     for name in config.eval.opponents:  # a misspelt seat is refused now, not after the first iteration

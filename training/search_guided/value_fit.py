@@ -230,9 +230,17 @@ def refit(net: Any, samples: Samples, config: Config) -> dict[str, float]:
 
 
 def train(
-    config: Config, resume: Path | None = None, run_dir: Path | None = None, overwrite: bool = False
+    config: Config,
+    resume: Path | None = None,
+    run_dir: Path | None = None,
+    overwrite: bool = False,
+    stop: Any = None,
 ) -> dict[str, Any]:
-    """Run (or continue, from ``resume``) the value refit; return its folder, counters and held-out errors."""
+    """Run (or continue, from ``resume``) the value refit; return its folder, counters and held-out errors.
+
+    ``stop`` (a :class:`training.distributed.interrupt.StopRequest`) ends the games at the next game's start: the
+    games played so far are saved and ``--resume`` plays the rest, then fits (losses are then empty).
+    """
     import torch
 
     from policies import checkpoint, games
@@ -282,6 +290,9 @@ def train(
         save_run(folder, _payload(config, source, options, net, training))
 
     while counters["games"] < v.games:
+        if stop is not None and stop.requested:
+            save(None)  # every game played so far: --resume goes on with the next one
+            return {"run_dir": folder, "counters": counters, "losses": {}}
         obs, targets, acted, turns = play_and_record(counters["games"], config, options, net, seats)
         samples.add(value_inputs(net, obs), targets, counters["games"], acted)
         counters["games"] += 1
