@@ -23,6 +23,7 @@ import tempfile
 import time
 from typing import Any
 
+from dw_cli.bench.updates import per_second, timed_updates
 from dw_env.options import GameOptions
 from training.distributed import cluster
 from training.evaluation.arena import play_all
@@ -83,13 +84,10 @@ def _train_steps_per_s(seconds: float, address: str | None, actors: int = 1) -> 
 
     with tempfile.TemporaryDirectory() as out:
         result = train(train_config(seconds, out, address, actors))
-    history = result["history"][1:] or result["history"]  # the first update warms up
-    if not history:
-        raise RuntimeError(f"no training update finished in {seconds:.0f} s; try a larger --seconds")
-    secs = sum(h["seconds"] for h in history)
+    history, secs = timed_updates(result, "the cluster's training", seconds)
     return {
-        "env_steps_per_s": sum(h["steps"] for h in history) / secs,
-        "rollout_share": sum(h["rollout"] for h in history) / secs,
+        "env_steps_per_s": per_second(history, "steps", secs),
+        "rollout_share": per_second(history, "rollout", secs),
         "updates": len(history),
     }
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from dw_cli.bench.updates import per_second, timed_updates
 from training.ppo.config import TrainConfig, load
 
 #: the config measured: the learned agent's training run (docs/FRONTERA.md, "Learned agent")
@@ -69,14 +70,11 @@ def measure_here(case: str, seconds: float, out: str | None = None) -> dict[str,
     warm.step(warm.sample_actions())
     with tempfile.TemporaryDirectory(dir=out) as folder:
         result = train(bench_config(seconds, folder, CASES[case]))
-    history = result["history"][1:] or result["history"]
-    if not history:
-        raise RuntimeError(f"no update of {case} finished in {seconds:.0f} s; try a larger --seconds")
-    secs = sum(h["seconds"] for h in history)
+    history, secs = timed_updates(result, case, seconds)
     return {
-        "env_steps_per_s": sum(h["steps"] for h in history) / secs,
-        "decisions_per_s": sum(h["decisions"] for h in history) / secs,
-        "rollout_share": sum(h["rollout"] for h in history) / secs,
+        "env_steps_per_s": per_second(history, "steps", secs),
+        "decisions_per_s": per_second(history, "decisions", secs),
+        "rollout_share": per_second(history, "rollout", secs),
         "updates": len(history),
     }
 

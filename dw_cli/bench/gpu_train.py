@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dw_cli.bench.updates import per_second, timed_updates
+
 #: the env steps/s wanted on one H100/H200 (issue 50 item 4)
 GOAL = 50_000.0
 #: seconds between two utilisation samples
@@ -157,14 +159,11 @@ def measure_here(case: str, seconds: float, out: str | None = None) -> dict[str,
         finally:
             end = time.monotonic()
             sampler.stop()
-    history = result["history"][1:] or result["history"]
-    if not history:
-        raise RuntimeError(f"no update of {case} finished in {seconds:.0f} s; try a larger --seconds")
-    secs = sum(h["seconds"] for h in history)
+    history, secs = timed_updates(result, case, seconds)
     return {
-        "env_steps_per_s": sum(h["steps"] for h in history) / secs,
+        "env_steps_per_s": per_second(history, "steps", secs),
         "gpu_utilization": sampler.mean(end - secs, end),
-        "rollout_share": sum(h["rollout"] for h in history) / secs,
+        "rollout_share": per_second(history, "rollout", secs),
         "updates": len(history),
         "sampler_error": sampler.error or "",
     }

@@ -56,6 +56,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from dw_cli.bench.updates import per_second, timed_updates
 from training.ppo.config import TrainConfig, from_dict
 
 #: the standard map's end-to-end training throughput wanted on 2 CPU cores (env steps/s): the floor (issue 11)
@@ -182,17 +183,11 @@ def measure_here(case: str, seconds: float, out: str | None = None) -> dict[str,
     warm.step(warm.sample_actions())
     with tempfile.TemporaryDirectory(dir=out) as folder:
         result = train(bench_config(map_name, seconds, folder, overrides))
-    history = result["history"][1:] or result["history"]
-    if not history:
-        raise RuntimeError(f"no update of {case} finished in {seconds:.0f} s; try a larger --seconds")
-    steps = sum(h["steps"] for h in history)
-    secs = sum(h["seconds"] for h in history)
-    decisions = sum(h["decisions"] for h in history)
-    rollout = sum(h["rollout"] for h in history)
+    history, secs = timed_updates(result, case, seconds)
     return {
-        "env_steps_per_s": steps / secs,
-        "decisions_per_s": decisions / secs,
-        "rollout_share": rollout / secs,
+        "env_steps_per_s": per_second(history, "steps", secs),
+        "decisions_per_s": per_second(history, "decisions", secs),
+        "rollout_share": per_second(history, "rollout", secs),
         "updates": len(history),
     }
 
