@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dw_cli.bench.updates import per_second, timed_updates
+from dw_cli.bench.updates import training_rates
 from training.ppo.config import TrainConfig, load
 
 #: the config measured: the learned agent's training run (docs/FRONTERA.md, "Learned agent")
@@ -70,13 +70,7 @@ def measure_here(case: str, seconds: float, out: str | None = None) -> dict[str,
     warm.step(warm.sample_actions())
     with tempfile.TemporaryDirectory(dir=out) as folder:
         result = train(bench_config(seconds, folder, CASES[case]))
-    history, secs = timed_updates(result, case, seconds)
-    return {
-        "env_steps_per_s": per_second(history, "steps", secs),
-        "decisions_per_s": per_second(history, "decisions", secs),
-        "rollout_share": per_second(history, "rollout", secs),
-        "updates": len(history),
-    }
+    return training_rates(result, case, seconds)
 
 
 def report(results: dict[str, Any], seconds: float, measure: Callable[[str, float], dict[str, float]]) -> None:

@@ -56,7 +56,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from dw_cli.bench.updates import per_second, timed_updates
+from dw_cli.bench.updates import training_rates
 from training.ppo.config import TrainConfig, from_dict
 
 #: the standard map's end-to-end training throughput wanted on 2 CPU cores (env steps/s): the floor (issue 11)
@@ -183,13 +183,7 @@ def measure_here(case: str, seconds: float, out: str | None = None) -> dict[str,
     warm.step(warm.sample_actions())
     with tempfile.TemporaryDirectory(dir=out) as folder:
         result = train(bench_config(map_name, seconds, folder, overrides))
-    history, secs = timed_updates(result, case, seconds)
-    return {
-        "env_steps_per_s": per_second(history, "steps", secs),
-        "decisions_per_s": per_second(history, "decisions", secs),
-        "rollout_share": per_second(history, "rollout", secs),
-        "updates": len(history),
-    }
+    return training_rates(result, case, seconds)
 
 
 def run(seconds: float = 5.0) -> dict[str, Any]:

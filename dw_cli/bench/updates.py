@@ -19,3 +19,14 @@ def timed_updates(result: dict[str, Any], what: str, seconds: float) -> tuple[li
 def per_second(history: list[dict[str, Any]], key: str, seconds: float) -> float:
     """Return the sum of ``key`` over the updates, per second of them."""
     return float(sum(h[key] for h in history)) / seconds
+
+
+def training_rates(result: dict[str, Any], what: str, seconds: float) -> dict[str, float]:
+    """Return a timed run's env steps/s, learner decisions/s, rollout share and the number of updates measured."""
+    history, secs = timed_updates(result, what, seconds)
+    return {
+        "env_steps_per_s": per_second(history, "steps", secs),
+        "decisions_per_s": per_second(history, "decisions", secs),
+        "rollout_share": per_second(history, "rollout", secs),
+        "updates": len(history),
+    }
