@@ -19,7 +19,7 @@ import torch
 
 from training.search_guided import config as sg
 from training.search_guided.search import GumbelSearch, SearchSettings, outcome_vector
-from training.search_guided.search_guided import Replay, learn, train
+from training.search_guided.search_guided import Replay, evaluate, learn, rating_gap, train
 from training.search_guided.self_play import network_evaluator, self_play_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -299,3 +299,77 @@ def test_a_board_run_with_a_value_fit_section_still_self_plays(tmp_path: Path) -
     train(config, run_dir=tmp_path / "run")
     saved = torch.load(tmp_path / "run" / "checkpoint.pt", weights_only=True)
     assert saved["training"]["algo"] == "search-guided-1" and saved["training"]["counters"]["targets"] > 0
+
+
+def test_evaluation_opens_every_game_with_the_arenas_opening_from_every_seat(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Game g seats the greedy network in seat g mod n and opens with the arena's opening g // n."""
+    from training.evaluation.arena import opening_moves
+    from training.search_guided.games import BoardTraining, training_game
+
+    config = sg.load(ROOT / "configs" / "search_guided_smoke.yaml")
+    view = training_game(config)
+    net = view.make_network(config.network).eval()
+    played: list[object] = []
+    original = BoardTraining.play_opening
+
+    def spy(self, game, move):  # type: ignore[no-untyped-def]
+        played.append(move)
+        original(self, game, move)
+
+    monkeypatch.setattr(BoardTraining, "play_opening", spy)
+    evaluate(view, net, ["random"], 4, seed=5, opening_plies=0)
+    assert played == []
+    rates = evaluate(view, net, ["random"], 4, seed=5, opening_plies=2)
+    first, second = (list(opening_moves(view.options, 5, j, 2, "conquer")) for j in (0, 1))
+    assert len(first) == 2 and first != second
+    assert played == first + first + second + second  # each opening from both seats
+    assert 0.0 <= rates["random"] <= 1.0
+
+
+def test_evaluation_changes_nothing_in_the_run(tmp_path: Path) -> None:
+    """The evaluation draws from none of the run's streams: the weights are the same with or without it."""
+    smoke = sg.load(ROOT / "configs" / "search_guided_smoke.yaml").to_dict()
+    train(sg.from_dict(smoke, ["eval.games=0"]), run_dir=tmp_path / "none")
+    train(sg.from_dict(smoke, ["eval.games=3", "eval.opening_plies=2"]), run_dir=tmp_path / "some")
+    a = torch.load(tmp_path / "none" / "checkpoint.pt", weights_only=True)["model"]
+    b = torch.load(tmp_path / "some" / "checkpoint.pt", weights_only=True)["model"]
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_a_resumed_run_may_change_what_its_evaluation_plays(tmp_path: Path) -> None:
+    import argparse
+
+    from dw_cli.commands.train import _run
+
+    smoke = sg.load(ROOT / "configs" / "search_guided_smoke.yaml").to_dict()
+    train(sg.from_dict(smoke, ["run.iterations=1", "eval.games=0"]), run_dir=tmp_path / "run")
+    overrides = ["run.iterations=2", "eval.games=2", "eval.opponents=[heuristic]", "eval.opening_plies=1"]
+    args = argparse.Namespace(config=None, overrides=overrides, resume=tmp_path / "run", run_dir=None, overwrite=False)
+    assert _run(args) == 0
+    saved = torch.load(tmp_path / "run" / "checkpoint.pt", weights_only=True)
+    assert saved["training"]["counters"]["iterations"] == 2
+    assert saved["config"]["eval"] == {"games": 2, "opponents": ["heuristic"], "opening_plies": 1}
+
+
+@pytest.mark.parametrize(
+    ("rate", "players", "games", "expected"),
+    [
+        (0.5, 2, 100, 0.0),  # a fair share is level
+        (1 / 3, 3, 99, 0.0),
+        (0.64, 2, 100, 99.9),  # 64 % of two-player games: about 100 points
+        (0.47, 3, 100, 99.6),  # 47 % against two copies: about 100 points
+        (0.25, 2, 100, -190.8),
+    ],
+)
+def test_rating_gap_reads_a_win_rate_on_the_arenas_scale(
+    rate: float, players: int, games: int, expected: float
+) -> None:
+    assert rating_gap(rate, players, games) == pytest.approx(expected, abs=0.1)
+
+
+def test_rating_gap_keeps_a_sweep_finite_and_refuses_nonsense() -> None:
+    assert rating_gap(1.0, 2, 10) == pytest.approx(400 * np.log10(0.95 / 0.05))
+    assert rating_gap(0.0, 3, 10) == pytest.approx(400 * np.log10(0.05 * 2 / 0.95))
+    for bad in ((0.5, 1, 10), (0.5, 2, 0), (1.5, 2, 10), (-0.1, 3, 10)):
+        with pytest.raises(ValueError, match="rating_gap: need players >= 2"):
+            rating_gap(*bad)

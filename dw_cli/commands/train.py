@@ -107,8 +107,16 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-#: what ``--set`` may change when a search-guided run is resumed
-SEARCH_GUIDED_RESUME_OVERRIDABLE = ("run.iterations", "run.selfplay_workers", "run.cluster")
+#: what ``--set`` may change when a search-guided run is resumed: where it runs, how long, and what its evaluation
+#: plays (the evaluation draws from no stream of the run's, so its weights are the same either way)
+SEARCH_GUIDED_RESUME_OVERRIDABLE = (
+    "run.iterations",
+    "run.selfplay_workers",
+    "run.cluster",
+    "eval.games",
+    "eval.opponents",
+    "eval.opening_plies",
+)
 
 
 def _is_search_guided(args: argparse.Namespace) -> bool:
@@ -135,7 +143,7 @@ def _run_search_guided(args: argparse.Namespace) -> int:
     if args.resume is not None:
         if args.config is not None:
             raise ValueError("--resume continues a run with the config saved in its checkpoint; do not pass --config")
-        for text in args.overrides:  # the worker count and the cluster change where games run, not the run
+        for text in args.overrides:  # where and how long it runs, and what its evaluation plays; not the run
             if text.partition("=")[0].strip() not in SEARCH_GUIDED_RESUME_OVERRIDABLE:
                 raise ValueError(
                     f"--set {brief(text.partition('=')[0].strip())} cannot change when resuming; "

@@ -16,7 +16,8 @@ the value given here::
              c_scale, c_puct
     learn:   games_per_iteration, buffer_size, batch_size, updates_per_iteration, learning_rate, weight_decay,
              symmetries (each minibatch position drawn in one of the board's symmetric images)
-    eval:    games, opponents (the game's scripted seats the bare network meets after every iteration)
+    eval:    games, opponents (the game's scripted seats the bare network meets after every iteration),
+             opening_plies (random plies opening each evaluation game, the arena's openings)
     value_fit: (Domain Wheel only, ``game.name: domain_wheel``) games, lineups, opening_plies, held_out,
              epochs, batch_size, learning_rate, weight_decay, reinit: the warm start that refits the value
              head of ``network.init_from`` to game outcomes, the policy frozen (training/search_guided/value_fit.py).
@@ -116,6 +117,9 @@ class LearnConfig(_Section):
 class EvalConfig(_Section):
     games: int = Field(0, ge=0, le=100_000)
     opponents: list[str] = Field(default_factory=lambda: ["random"], max_length=16)
+    #: random plies opening each evaluation game (training/evaluation/arena.py's openings): the bare network plays
+    #: greedy and a scripted seat is nearly deterministic, so from the initial position alone the games repeat
+    opening_plies: int = Field(3, ge=0, le=60)
 
 
 class ValueFitConfig(_Section):

@@ -60,6 +60,10 @@ class BoardTraining:
         """Play a scripted seat's move in ``game``."""
         game.play(seat.act(game, int(game.turn)))
 
+    def play_opening(self, game: Any, move: Any) -> None:
+        """Play one of the arena's opening plies (an engine move) in ``game``."""
+        game.play(move)
+
     def refits_value(self, config: Any) -> bool:
         """Return whether the run is Domain Wheel's value refit (value_fit.py) rather than self-play.
 
@@ -118,6 +122,9 @@ class DomainWheelTraining(BoardTraining):
 
     def play_seat(self, game: Any, seat: Any) -> None:
         game.play_move(seat.act(game.engine.copy(), int(game.turn)))
+
+    def play_opening(self, game: Any, move: Any) -> None:
+        game.play_move(move)
 
     def refits_value(self, config: Any) -> bool:
         return config.value_fit is not None

@@ -14,7 +14,9 @@ outcome vector (a network's one value ``v`` is ``(v, -v)`` with two players, ``(
 three: self_play.value_vectors), each position
 drawn as one of its board's symmetric images (Alveole's 12, Conquer's 8 on a square board) with
 ``learn.symmetries``. After the iteration,
-optionally, the bare network (greedy) plays ``eval.games`` against each of the game's scripted seats.
+optionally, the bare network (greedy) plays ``eval.games`` against each of the game's scripted seats, every game
+opened by ``eval.opening_plies`` random plies (the arena's openings); TensorBoard gets its win rate and the rating
+gap that win rate implies (:func:`rating_gap`).
 
 Self-play runs in the trainer's process, or in ``run.selfplay_workers`` worker processes or Ray actors
 (training/search_guided/workers.py). Determinism: each game's Gumbel noise and playout caps come from its own
@@ -117,13 +119,20 @@ def learn(
     return {k: v / max(updates, 1) for k, v in sums.items()}
 
 
-def evaluate(view: Any, net: Any, opponents: list[str], games: int, seed: int) -> dict[str, float]:
-    """Return the bare network's (greedy) win rate against each scripted seat, seats alternating.
+def evaluate(
+    view: Any, net: Any, opponents: list[str], games: int, seed: int, opening_plies: int = 0
+) -> dict[str, float]:
+    """Return the bare network's (greedy) win rate against each scripted seat, seats rotating.
 
     ``view`` is the game's search-guided view (training/search_guided/games.py): the network plays its
-    decisions (Domain Wheel's two a move), a scripted seat whole moves.
+    decisions (Domain Wheel's two a move), a scripted seat whole moves. Game ``g`` seats the network in seat
+    ``g mod players`` and opens with the arena's opening ``g // players`` (``opening_plies`` random plies,
+    training/evaluation/arena.py), so every opening is played from every seat, as in ``dw arena``. A shared
+    win counts ``1/k``.
     """
     import torch
+
+    from training.evaluation.arena import opening_moves
 
     rates = {}
     for name in opponents:
@@ -132,6 +141,8 @@ def evaluate(view: Any, net: Any, opponents: list[str], games: int, seed: int) -
             seat = g % view.players
             rival = view.adapter.make_seat(name, seed=seed + g)
             game = view.new_game()
+            for move in opening_moves(view.options, seed, g // view.players, opening_plies, view.adapter.game_id):
+                view.play_opening(game, move)
             while not game.over:
                 if int(game.turn) == seat:
                     obs, mask = game.observe()
@@ -143,6 +154,22 @@ def evaluate(view: Any, net: Any, opponents: list[str], games: int, seed: int) -
             wins += (seat in game.winners) / max(len(game.winners), 1)
         rates[name] = wins / max(games, 1)
     return rates
+
+
+def rating_gap(win_rate: float, players: int, games: int) -> float:
+    """Return the rating points of one seat above ``players - 1`` copies of a rival it wins ``win_rate`` against.
+
+    Plackett-Luce (Bradley-Terry with two players) on the Elo scale, as ``dw arena`` rates: a seat of strength
+    ``s`` against ``n - 1`` rivals of strength 1 wins ``s / (s + n - 1)``, so the gap is
+    ``400 log10(p (n - 1) / (1 - p))``; a fair share (``1/n``) is 0. The rate is kept half a game from 0 and 1
+    so that a clean sweep reads as a large finite gap.
+    """
+    if players < 2 or games < 1 or not 0.0 <= win_rate <= 1.0:
+        raise ValueError(
+            f"rating_gap: need players >= 2, games >= 1 and a rate in [0, 1]; got {players}, {games}, {win_rate}"
+        )
+    p = min(max(win_rate, 0.5 / games), 1.0 - 0.5 / games)
+    return float(400.0 * np.log10(p * (players - 1) / (1.0 - p)))
 
 
 def _payload(config: Config, view: Any, net: Any, training: dict[str, Any] | None) -> dict[str, Any]:
@@ -302,9 +329,12 @@ def _train(
         for name, value in rates.items():
             writer.add_scalar(name, value, step)
         if config.eval.games and not stop.requested:
-            rates = evaluate(view, player, config.eval.opponents, config.eval.games, config.run.seed)
+            rates = evaluate(
+                view, player, config.eval.opponents, config.eval.games, config.run.seed, config.eval.opening_plies
+            )
             for name, rate in rates.items():
                 writer.add_scalar(f"eval/win_rate_{name}", rate, step)
+                writer.add_scalar(f"eval/rating_gap_{name}", rating_gap(rate, view.players, config.eval.games), step)
         if step % config.run.checkpoint_every == 0 or step == config.run.iterations or stop.requested:
             save()
             saved = step
