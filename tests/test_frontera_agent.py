@@ -127,7 +127,7 @@ def test_scripted_seats_play_legal_indices_in_the_training_env() -> None:
 
     adapter = Frontera().for_options({"players": 2})
     env = adapter.make_vector_env(4, FronteraOptions(map="small", players=2, max_turns=8), 1, 0, fog_rows=0.5)
-    assert env.fog.tolist() == [False, False, True, True]
+    assert env.fog.tolist() == [False, True, False, True]  # spread: every league group gets its share
     obs, masks, player = env.reset()
     assert obs.dtype == np.int8
     kinds = ["expansionist", "aggressor", "continental", "defender"]
@@ -154,3 +154,61 @@ def test_config_fog_rows_is_refused_for_a_game_without_fog() -> None:
         from_dict({"game": {"name": "frontera"}, "env": {"fog_rows": 1.5}})
     config = from_dict({"game": {"name": "frontera", "players": 3}, "env": {"fog_rows": 0.25}})
     assert config.env.fog_rows == 0.25 and config.options.players == 3
+
+
+@pytest.mark.parametrize(
+    ("rows", "fogged", "expected"),
+    [
+        (8, 4, [0, 1, 0, 1, 0, 1, 0, 1]),
+        (10, 3, [0, 0, 0, 1, 0, 0, 1, 0, 0, 1]),
+        (5, 0, [0, 0, 0, 0, 0]),
+        (5, 5, [1, 1, 1, 1, 1]),
+        (6, 1, [0, 0, 0, 0, 0, 1]),
+    ],
+)
+def test_fog_rows_are_spread_evenly(rows: int, fogged: int, expected: list[int]) -> None:
+    from policies.frontera.train_env import fog_layout
+
+    assert fog_layout(rows, fogged).astype(int).tolist() == expected
+    assert fog_layout(rows, fogged, spread=False).astype(int).tolist() == sorted(expected)  # the old layout
+
+
+def test_fog_layout_refuses_a_count_outside_the_rows() -> None:
+    from policies.frontera.train_env import fog_layout
+
+    for bad in (-1, 5):
+        with pytest.raises(ValueError, match=r"fog rows: got .* of 4; allowed: 0\.\.4"):
+            fog_layout(4, bad)
+
+
+@pytest.mark.parametrize("spread", [True, False])
+def test_every_row_of_the_training_env_is_its_own_game_in_either_fog_layout(spread: bool) -> None:
+    """Rows keep their games: each row's mask, fog flag and final scores are its game's, whatever the layout."""
+    from policies.games.frontera import Frontera, FronteraOptions
+
+    adapter = Frontera().for_options({"players": 2})
+    options = FronteraOptions(map="small", players=2, max_turns=8)
+    env = adapter.make_vector_env(6, options, 1, 3, fog_rows=0.5, fog_spread=spread)
+    assert env.fog.tolist() == ([False, True] * 3 if spread else [False] * 3 + [True] * 3)
+    obs, masks, player = env.reset()
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(400):
+        for slot in range(6):
+            row = env.game(slot)
+            assert bool(row.game.ctx.fog) == bool(env.fog[slot])
+            assert (row.mask == masks[slot]).all() and int(row.game.current) == int(player[slot])
+            assert obs[slot, -1] == (12 if env.fog[slot] else 0)  # the observation's fog flag, packed
+        legal = [int(rng.choice(np.flatnonzero(m))) for m in masks]
+        obs, masks, player, rewards, terminated, truncated, info = env.step(np.array(legal))
+        ended += int((terminated | truncated).sum())
+    assert ended > 0
+
+
+def test_a_run_saved_before_fog_spread_resumes_with_the_fog_in_the_last_rows() -> None:
+    from training.ppo.resume import saved_config
+
+    data = {"game": {"name": "frontera", "players": 2}, "env": {"fog_rows": 0.5}}
+    assert saved_config({"config": data}, "old.pt").env.fog_spread is False
+    data["env"]["fog_spread"] = True
+    assert saved_config({"config": data}, "new.pt").env.fog_spread is True

@@ -4,7 +4,8 @@
 player)``, ``step(actions) -> (obs, masks, player, rewards [N, P], terminated, truncated, info)`` with
 ``info["winners"]`` (bool ``[N, P]``) and ``info["final_scores"]`` (``[N, P]``), int8 observations, and
 ``game(slot)`` for the scripted seats. :class:`FronteraTrainEnv` gives that over one or two
-:class:`frontera_env.vector.FronteraVectorEnv` (fog off in the first rows, on in the last ``fog_rows`` share):
+:class:`frontera_env.vector.FronteraVectorEnv` (one with fog off, one with fog on for a ``fog_rows`` share of the
+rows, spread evenly over them: :func:`fog_layout`):
 
 * observations are spec 6.4's, packed to int8 by :func:`policies.frontera.inputs.pack` (the player's view only);
 * ``final_scores`` are the territories each seat owns when the game ends (read before the row restarts);
@@ -33,6 +34,23 @@ from policies.frontera.inputs import BUCKETS, pack
 PART_SEED_STRIDE = 1 << 40
 
 
+def fog_layout(num_envs: int, fogged: int, spread: bool = True) -> NDArray[np.bool_]:
+    """Return which of ``num_envs`` rows play with fog, ``fogged`` of them.
+
+    Spread (the default): row ``r`` is fogged when ``floor((r + 1) f / n)`` passes an integer, so the fogged rows
+    are evenly spaced (every other row for a half). The PPO league gives its opponent groups consecutive rows
+    (self-play first, the scripted seats last: training/ppo/league.py ``split_groups``), so spreading the fog
+    gives every group its share of fog. ``spread=False``: the last rows, the layout of runs saved before
+    ``env.fog_spread`` (where the scripted group played nearly all the fogged games and self-play none).
+    """
+    if not 0 <= fogged <= num_envs:
+        raise ValueError(f"fog rows: got {fogged} of {num_envs}; allowed: 0..{num_envs}")
+    rows = np.arange(num_envs)
+    if not spread:
+        return rows >= num_envs - fogged
+    return ((rows + 1) * fogged) // max(num_envs, 1) > (rows * fogged) // max(num_envs, 1)
+
+
 class _Rows(FronteraVectorEnv):
     """A vector env that keeps each row's final territory counts before the row deals its next game."""
 
@@ -56,7 +74,9 @@ class RowGame:
 class FronteraTrainEnv:
     """``num_envs`` Frontera games of ``options`` (policies.games.frontera.FronteraOptions) for ``dw train``."""
 
-    def __init__(self, num_envs: int, options: Any, seed: int = 0, fog_rows: float | None = None) -> None:
+    def __init__(
+        self, num_envs: int, options: Any, seed: int = 0, fog_rows: float | None = None, fog_spread: bool = True
+    ) -> None:
         board = {"size": options.map} if options.map in SIZES else {"map_file": options.map}
         common = {"players": options.players, "cards": options.cards, "max_turns": options.turn_limit, **board}
         fogged = int(round(num_envs * fog_rows)) if fog_rows is not None else (num_envs if options.fog else 0)
@@ -66,11 +86,21 @@ class FronteraTrainEnv:
             for j, (n, fog) in enumerate(sizes)
             if n > 0
         ]
-        self.fog = np.concatenate([np.full(p.num_envs, bool(p._envs[0].options.fog)) for p in self.parts])
+        #: which rows play with fog; the fog-off part's rows are the others, each part's in row order
+        self.fog = fog_layout(num_envs, fogged, fog_spread)
         self.num_envs, self.players = num_envs, options.players
         self.layout = self.parts[0]._envs[0].layout
         self.board = self.parts[0]._envs[0].board
-        self._where = [(j, i) for j, p in enumerate(self.parts) for i in range(p.num_envs)]
+        part_of = {False: 0, True: 1 if fogged < num_envs else 0}
+        count = [0, 0]
+        self._where = []  # row -> (part, its row there)
+        for fog in self.fog.tolist():
+            j = part_of[fog]
+            self._where.append((j, count[j]))
+            count[j] += 1
+        offsets = np.cumsum([0] + [p.num_envs for p in self.parts])
+        #: the parts' rows concatenated, then ``[self._order]``: the env's rows
+        self._order = np.array([offsets[j] + i for j, i in self._where], dtype=np.int64)
         for j, p in enumerate(self.parts):  # the rows' state, found by --resume (training/ppo/resume.py)
             setattr(self, f"rows{j}", (*p.batch, p._games, p._steps, p.obs, p.masks, p.acting, p.final_counts))
             setattr(self, f"rng{j}", p._rng)
@@ -78,28 +108,33 @@ class FronteraTrainEnv:
     def reset(self, seed: int | None = None) -> tuple[NDArray[np.int8], NDArray[np.int8], NDArray[np.int32]]:
         """Start every row's first game; return packed obs, masks and the seat to act."""
         outs = [p.reset(None if seed is None else seed + j * PART_SEED_STRIDE) for j, p in enumerate(self.parts)]
-        return pack(np.concatenate([o[0] for o in outs])), np.concatenate([o[1] for o in outs]), self._acting()
+        obs, masks = (np.concatenate([o[k] for o in outs])[self._order] for k in (0, 1))
+        return pack(obs), masks, self._acting()
 
     def _acting(self) -> NDArray[np.int32]:
-        return np.concatenate([p.acting for p in self.parts])
+        return np.concatenate([p.acting for p in self.parts])[self._order]
 
     def step(self, actions: Any) -> tuple[Any, ...]:
         """Play one action per row; return obs, masks, player, rewards, terminated, truncated, info."""
-        acts = np.asarray(actions, dtype=np.int64)
+        acts = np.empty(self.num_envs, dtype=np.int64)
+        acts[self._order] = np.asarray(actions, dtype=np.int64)  # each part's rows, in the parts' order
         outs, at = [], 0
         for p in self.parts:
             outs.append(p.step(acts[at : at + p.num_envs]))
             at += p.num_envs
-        obs, masks, acting, rewards, terminated, truncated = (np.concatenate([o[k] for o in outs]) for k in range(6))
-        winner = np.concatenate([o[6]["winner"] for o in outs]).astype(np.int64)
+        order = self._order
+        obs, masks, acting, rewards, terminated, truncated = (
+            np.concatenate([o[k] for o in outs])[order] for k in range(6)
+        )
+        winner = np.concatenate([o[6]["winner"] for o in outs]).astype(np.int64)[order]
         winners = (winner[:, None] == np.arange(self.players)[None, :]) & (winner[:, None] >= 0)
-        scores = np.concatenate([p.final_counts for p in self.parts])
+        scores = np.concatenate([p.final_counts for p in self.parts])[order]
         info = {"winners": winners, "final_scores": scores.copy(), "winner": winner}
         return pack(obs), masks, acting, rewards, terminated, truncated, info
 
     def sample_actions(self) -> NDArray[np.int64]:
         """Return one uniformly random legal action per row."""
-        return np.concatenate([p.sample_actions() for p in self.parts])
+        return np.concatenate([p.sample_actions() for p in self.parts])[self._order]
 
     def game(self, slot: int) -> RowGame:
         """Return row ``slot``'s game (its state refreshed from the batch), layout and mask, for a scripted seat."""

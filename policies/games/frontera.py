@@ -312,12 +312,19 @@ class Frontera(BoardGame):
         return OBSERVATION_VERSION
 
     def make_vector_env(
-        self, num_envs: int, options: Any, num_threads: int, seed: int | None, fog_rows: float | None = None
+        self,
+        num_envs: int,
+        options: Any,
+        num_threads: int,
+        seed: int | None,
+        fog_rows: float | None = None,
+        fog_spread: bool = True,
     ) -> Any:
-        """Return the training env (policies/frontera/train_env.py); ``fog_rows``: the share of rows with fog on."""
+        """Return the training env (policies/frontera/train_env.py); ``fog_rows``: the share of rows with fog on,
+        spread evenly over the rows (``fog_spread``) or the last ones."""
         from policies.frontera.train_env import FronteraTrainEnv
 
-        return FronteraTrainEnv(num_envs, options, seed=seed or 0, fog_rows=fog_rows)
+        return FronteraTrainEnv(num_envs, options, seed=seed or 0, fog_rows=fog_rows, fog_spread=fog_spread)
 
     def make_network(self, options: Any, size: Mapping[str, int]) -> Any:
         """Return a fresh graph network (policies/frontera/network.py) on the map of ``options``."""

@@ -235,6 +235,9 @@ class EnvConfig(_Section):
     #: the share of the env rows that play with fog of war, the others without (None: every row as game.fog
     #: says); a game with a fog option only (Frontera: docs/FRONTERA.md "Learned agent")
     fog_rows: float | None = Field(default=None, ge=0.0, le=1.0)
+    #: the fogged rows spread evenly over the env's rows (so every league group, self-play and the scripted seats,
+    #: plays its share of games with fog), or (false) the last rows, as in runs saved before this option
+    fog_spread: bool = True
 
 
 class PPOConfig(_Section):

@@ -54,7 +54,9 @@ def make_env(config: TrainConfig, num_envs: int, threads: int, seed: int) -> Any
         )
     adapter = games.get(config.game_id)
     if config.env.fog_rows is not None:  # the game's own rows split by fog (checked by the config: a game with fog)
-        return adapter.make_vector_env(num_envs, config.options, threads, seed, fog_rows=config.env.fog_rows)  # type: ignore[attr-defined]
+        return adapter.make_vector_env(  # type: ignore[attr-defined]
+            num_envs, config.options, threads, seed, fog_rows=config.env.fog_rows, fog_spread=config.env.fog_spread
+        )
     return adapter.make_vector_env(num_envs, config.options, threads, seed)  # type: ignore[attr-defined]
 
 

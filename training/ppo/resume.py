@@ -213,6 +213,9 @@ def saved_config(payload: dict[str, Any], path: str | Path, overrides: list[str]
     env = data.get("env")
     if isinstance(env, dict) and "truncation_reward" not in env:  # saved before the option: truncation paid 0
         data = {**data, "env": {**env, "truncation_reward": 0.0}}
+    env = data.get("env")
+    if isinstance(env, dict) and "fog_spread" not in env:  # saved before the option: the fog in the last rows
+        data = {**data, "env": {**env, "fog_spread": False}}
     merged = apply_overrides(data, overrides or [])  # a bad override is the user's ConfigError, not the file's
     try:
         return from_dict(merged)
