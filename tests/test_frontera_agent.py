@@ -9,8 +9,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -24,8 +22,6 @@ from policies.frontera.expansionist import ExpansionistSeat  # noqa: E402
 from policies.frontera.inputs import MapGraph, pack  # noqa: E402
 from policies.frontera.network import FronteraGraphNet  # noqa: E402
 from tests.frontera_helpers import check_hidden_state_perturbations  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -216,60 +212,3 @@ def test_a_run_saved_before_fog_spread_resumes_with_the_fog_in_the_last_rows() -
     assert saved_config({"config": data}, "old.pt").env.fog_spread is False
     data["env"]["fog_spread"] = True
     assert saved_config({"config": data}, "new.pt").env.fog_spread is True
-
-
-def test_own_share_is_the_observers_territory_share_with_or_without_fog() -> None:
-    """The shaping potential reads the observer's own territories from its observation, fog or not."""
-    from policies.games.frontera import Frontera, FronteraOptions
-
-    adapter = Frontera().for_options({"players": 3})
-    env = adapter.make_vector_env(4, FronteraOptions(map="small", players=3, max_turns=30), 1, 2, fog_rows=0.5)
-    obs, masks, player = env.reset()
-    rng = np.random.default_rng(1)
-    seen = set()
-    for _ in range(300):
-        share = env.own_share(obs)
-        for slot in range(4):
-            game = env.game(slot).game
-            owner = np.asarray(game.state.owner)
-            assert share[slot] == pytest.approx((owner == int(player[slot])).mean())
-            seen.add(round(float(share[slot]), 3))
-        legal = [int(rng.choice(np.flatnonzero(m))) for m in masks]
-        obs, masks, player, *_ = env.step(np.array(legal))
-    assert len(seen) > 3  # shares moved as territories changed hands
-
-
-def test_territory_shaping_stores_the_share_as_each_decisions_potential() -> None:
-    import torch
-
-    from training.ppo import config as cfgmod
-    from training.ppo import ppo
-    from training.ppo.game_setup import make_env
-
-    for weight in (0.0, 2.5):
-        cfg = cfgmod.load(
-            ROOT / "configs" / "frontera_smoke.yaml",
-            ["env.num_envs=6", "env.num_steps=40", f"env.territory_shaping={weight}"],
-        )
-        torch.manual_seed(0)
-        rng = np.random.default_rng(0)
-        env = make_env(cfg, 6, 1, 0)
-        net = ppo.make_network(cfg, torch.device("cpu")).eval()
-        table, rollout = ppo.new_table(cfg, env, rng)
-        frozen = ppo.Frozen(lambda cfg=cfg: ppo.make_network(cfg, torch.device("cpu")))
-        ctx = {"device": torch.device("cpu"), "amp": False, "rng": rng, "layout": None, "conquest_shaping": 0.0}
-        ctx["territory_shaping"] = weight
-        ppo.collect_rollout(table, rollout, net, frozen, 40, ctx)
-        stored = np.concatenate([rollout.potentials[: rollout.count[s], s] for s in range(6)])
-        shares = np.concatenate([env.own_share(rollout.obs[: rollout.count[s], s]) for s in range(6)])
-        assert len(stored) > 0
-        np.testing.assert_allclose(stored, weight * shares, rtol=1e-6)
-        assert (shares > 0).all()
-
-
-def test_territory_shaping_is_refused_for_a_game_without_territories() -> None:
-    from training.ppo.config import ConfigError, from_dict
-
-    with pytest.raises(ConfigError, match=r"env.territory_shaping: domain_wheel has no territories to count"):
-        from_dict({"env": {"territory_shaping": 1.0}})
-    assert from_dict({"game": {"name": "frontera"}, "env": {"territory_shaping": 1.0}}).env.territory_shaping == 1.0

@@ -25,14 +25,11 @@ from frontera_env import arrays
 from frontera_env.board import SIZES
 from frontera_env.encoding import Layout
 from frontera_env.engine import Game
-from frontera_env.observation import GLOBALS
 from frontera_env.vector import FronteraVectorEnv
 from policies.base import Policy
 from policies.frontera.action_index import to_indices
 from policies.frontera.inputs import BUCKETS, pack
 
-#: a territory row's column of the owner slot 0 (the observer) in spec 6.4's observation (frontera_env.observation)
-OWN_COLUMN = 1
 #: the seed distance between the fog-off and fog-on rows' games (row i's k-th game: seed + i + k*rows)
 PART_SEED_STRIDE = 1 << 40
 
@@ -134,16 +131,6 @@ class FronteraTrainEnv:
         scores = np.concatenate([p.final_counts for p in self.parts])[order]
         info = {"winners": winners, "final_scores": scores.copy(), "winner": winner}
         return pack(obs), masks, acting, rewards, terminated, truncated, info
-
-    def own_share(self, obs: NDArray[np.int8]) -> NDArray[np.float32]:
-        """Return the observer's share of the map's territories in packed observations ``[B, D]``.
-
-        A territory row's column 1 is the owner slot 0 flag, the observer's own (spec 6.4), which fog never hides.
-        """
-        n = self.layout.n
-        width = (obs.shape[1] - GLOBALS) // n
-        rows = obs[:, : n * width].reshape(len(obs), n, width)
-        return ((rows[:, :, OWN_COLUMN] > 0).sum(1) / n).astype(np.float32)
 
     def sample_actions(self) -> NDArray[np.int64]:
         """Return one uniformly random legal action per row."""

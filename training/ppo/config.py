@@ -7,8 +7,8 @@ the default run (``configs/small.yaml``: the small map on a CPU)::
              env_threads, network_threads, update_processes, checkpoint_every, stop_after_updates, progress
     game:    the game options (dw_env.options.GameOptions): land_radius, map_radius, max_rounds, ...;
              ``name: alveole`` (or another id of policies.games) trains that game, with its own options
-    env:     num_envs, num_steps, score_shaping, conquest_shaping, score_potential, territory_shaping,
-             truncation_reward, objective, opening_plies, packed_observations, fog_rows, fog_spread
+    env:     num_envs, num_steps, score_shaping, conquest_shaping, score_potential, truncation_reward,
+             objective, opening_plies, packed_observations
     ppo:     learning_rate, anneal_lr, gamma, gae_lambda, num_minibatches, update_epochs, ...
     network: channels, cell_layers, land_layers, head_hidden, turn_trunk, init_from
     league:  snapshot_every, keep, weights (opponent kind -> sampling weight), rating_window, seat_focus
@@ -238,11 +238,6 @@ class EnvConfig(_Section):
     #: the fogged rows spread evenly over the env's rows (so every league group, self-play and the scripted seats,
     #: plays its share of games with fog), or (false) the last rows, as in runs saved before this option
     fog_spread: bool = True
-    #: Frontera: potential-based shaping (Ng et al. 1999) from the territories the learner owns: the potential is
-    #: this weight x its share of the map's territories (what it sees of its own, never hidden), handed back when
-    #: the game ends, so taking territories pays at once while only the result counts in the end; the 70 % rule
-    #: makes that share the game's own measure of progress (0: off; docs/FRONTERA.md "Training")
-    territory_shaping: float = _float(0.0, 0.0, 100.0)
 
 
 class PPOConfig(_Section):
@@ -455,14 +450,6 @@ class TrainConfig(_Section):
         if self.env.fog_rows is not None and "fog" not in self.game:
             raise ValueError(
                 f"env.fog_rows: {self.game_id} has no fog option; allowed: null (only a game with fog, e.g. frontera)"
-            )
-        return self
-
-    @model_validator(mode="after")
-    def _territory_shaping_of_frontera(self) -> TrainConfig:
-        if self.env.territory_shaping and self.game_id != "frontera":
-            raise ValueError(
-                f"env.territory_shaping: {self.game_id} has no territories to count; allowed: 0 (frontera only)"
             )
         return self
 

@@ -190,17 +190,6 @@ def score_potential(obs: NDArray[np.int8], layout: ObservationLayout | None, wei
     return (weight * margin / total).astype(np.float32)
 
 
-def territory_potential(env: Any, obs: NDArray[np.int8], weight: float) -> NDArray[np.float32]:
-    """Return Frontera's shaping potential of the learner's observations [B, D]: weight x its territory share.
-
-    ``env.own_share`` reads the share from the observation (the observer's own territories are always visible),
-    so the potential uses nothing the learner does not see; 0 potential after the game's end hands it back.
-    """
-    if weight == 0:
-        return np.zeros(len(obs), dtype=np.float32)
-    return (weight * env.own_share(obs)).astype(np.float32)
-
-
 @dataclass
 class Rollout:
     """The learner's decisions of one rollout, per slot in time order: arrays [T, N, ...]."""
@@ -364,7 +353,6 @@ def collect_rollout(
                 o = batch.obs[mine]  # the network's input (unpacked)
                 phi = conquest_potential(o, ctx["layout"], ctx["conquest_shaping"])
                 phi += score_potential(o, ctx["layout"], ctx.get("score_potential", 0.0))
-                phi += territory_potential(table.env, o, ctx.get("territory_shaping", 0.0))
                 rollout.store(slots, table.obs[slots], table.masks[slots], a[mine], logp[mine], v[mine], phi)
         table.obs, table.masks, player, rewards, terminated, truncated, info = table.env.step(actions)
         table.player = np.asarray(player, dtype=np.int64)
@@ -877,7 +865,6 @@ def start_session(
     shaping = config.env.conquest_shaping if layout is not None else 0.0
     ctx = {"device": device, "amp": amp, "rng": rng, "layout": layout, "conquest_shaping": shaping}
     ctx["score_potential"] = config.env.score_potential if layout is not None else 0.0
-    ctx["territory_shaping"] = config.env.territory_shaping
     ctx["threads"] = passes
     s = Session(whole, net, optimizer, table, rollout, frozen, writer, run_dir, ctx, counters, deadline)
     s.tables = several

@@ -102,7 +102,6 @@ class RolloutWorker:
         shaping = config.env.conquest_shaping if layout is not None else 0.0
         self.ctx = {"device": device, "amp": False, "rng": self.rng, "layout": layout, "conquest_shaping": shaping}
         self.ctx["score_potential"] = config.env.score_potential if layout is not None else 0.0
-        self.ctx["territory_shaping"] = config.env.territory_shaping
         self.frozen = parts.frozen(lambda: parts.make_network(config, device))
 
     def collect(
