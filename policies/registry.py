@@ -53,6 +53,17 @@ def register(name: str, target: str, display: str) -> None:
     _REGISTRY[name] = (target, display)
 
 
+def entries() -> dict[str, tuple[str, str]]:
+    """Return a copy of every registration (name -> ("module:Class", display name)), for worker processes."""
+    return dict(_REGISTRY)
+
+
+def register_all(registered: dict[str, tuple[str, str]]) -> None:
+    """Register every entry of :func:`entries` (a spawned worker gets its parent's runtime registrations)."""
+    for name, (target, display) in registered.items():
+        register(name, target, display)
+
+
 def available() -> list[str]:
     """Return the registered policy names."""
     return list(_REGISTRY)

@@ -25,8 +25,17 @@ from training.evaluation.arena_stats import finishing_order, summarize
 TINY = ["--land-radius", "1", "--map-radius", "2", "--max-rounds", "30", "--no-progress"]
 
 
-#: conftest's BiasedPlayer class, set by the ``biased`` fixture (fork workers inherit it)
+#: conftest's BiasedPlayer class, set by the ``biased`` fixture (a forked worker inherits it)
 _PLAYER: dict[str, Any] = {}
+
+
+def _player_class() -> Any:
+    """Return conftest's BiasedPlayer: the fixture's, or (a spawned worker, where no fixture ran) conftest's own."""
+    if "class" not in _PLAYER:
+        from conftest import BiasedPlayer  # type: ignore[import-not-found]  # tests/ is on the path under pytest
+
+        _PLAYER["class"] = BiasedPlayer
+    return _PLAYER["class"]
 
 
 class BiasedSeat(Policy):
@@ -37,11 +46,11 @@ class BiasedSeat(Policy):
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed)
-        self.player = _PLAYER["class"](seed or 0)
+        self.player = _player_class()(seed or 0)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
-            self.player = _PLAYER["class"](seed)
+            self.player = _player_class()(seed)
 
     def act(self, game: Game, seat: int) -> Move:
         return self.player.choose(game)
@@ -49,7 +58,7 @@ class BiasedSeat(Policy):
 
 @pytest.fixture
 def biased(monkeypatch: pytest.MonkeyPatch, biased_player: type) -> str:
-    """Register the biased test seat as "biased" for one test (workers inherit it by fork)."""
+    """Register the biased test seat as "biased" for one test (the arena hands registrations to its workers)."""
     monkeypatch.setitem(_PLAYER, "class", biased_player)
     monkeypatch.setitem(registry._REGISTRY, "biased", (f"{__name__}:BiasedSeat", "Sesgada"))
     return "biased"
@@ -123,6 +132,20 @@ def test_same_seed_gives_identical_results_for_any_worker_count(
     data = json.loads(texts[0])
     assert data["config"]["lineups"] == [["biased", "random", "random"]]
     assert sum(r["end_reason"] != "truncation" for r in data["games"]) > 0  # the biased seat ends games
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_a_strategy_registered_at_run_time_plays_in_forked_and_spawned_workers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], biased: str, monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
+    """The arena spawns its workers after a Ray client ran or with policy files: registrations must reach them.
+
+    Before the registry went to the workers' initializer, a spawned worker refused "biased" as unknown (CI saw it
+    when this file ran in a test process where a cluster test had run a Ray client first).
+    """
+    monkeypatch.setattr("training.evaluation.arena.worker_start_method", lambda files: method)
+    texts = _results_on_one_and_two_workers(capsys, tmp_path, biased, "13")
+    assert texts[0] == texts[1]
 
 
 def test_different_seed_gives_different_games(tmp_path: Path, biased: str) -> None:

@@ -266,10 +266,15 @@ def _init_worker(
     opening_plies: int = 0,
     game_id: str = games.DEFAULT_GAME,
     time_limit: float = SEAT_TIME_LIMIT,
+    registered: dict[str, tuple[str, str]] | None = None,
 ) -> None:
     # one thread per process: the arena's parallelism is across games (learned policies may use torch)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     ignore_stop_signals()  # Ctrl-C and SIGTERM stop the arena in the main process, which kills its pool
+    if registered:  # strategies registered at run time (policies.registry.register): a spawned worker lacks them
+        from policies import registry
+
+        registry.register_all(registered)
     _WORKER.update(options=options, seed=base_seed, opening_plies=opening_plies, game=game_id, limit=time_limit)
 
 
@@ -345,7 +350,16 @@ def play_all(
         else:
             files = any(not adapter.is_registered(s) for s in config.strategies)
             method = worker_start_method(files)
-            init = (config.options, config.seed, config.opening_plies, config.game, config.seat_time_limit)
+            from policies import registry
+
+            init = (
+                config.options,
+                config.seed,
+                config.opening_plies,
+                config.game,
+                config.seat_time_limit,
+                registry.entries(),
+            )
             pool = stack.enter_context(GamePool(workers, method, _init_worker, init))
             chunk = max(1, min(8, len(tasks) // (workers * 8)))
             results = pool.imap_unordered(_play_in_worker, tasks, chunksize=chunk)
