@@ -388,3 +388,33 @@ def test_a_stop_signal_while_a_worker_starts_waits_for_its_initializer() -> None
     finally:
         worker.kill()
     assert (worker.returncode, out) == (0, "serving\n")
+
+
+def test_a_spawned_worker_ignores_stop_signals_from_its_first_import(tmp_path: Path) -> None:
+    """A spawned worker re-imports its parent's main module (here one that imports dw_cli.main, as the ``dw`` script
+    does) before its initializer runs: the stop signals are ignored from that import on, the parent keeps them."""
+    script = tmp_path / "probe.py"
+    script.write_text(
+        "import multiprocessing as mp, signal\n"
+        "import dw_cli.main\n"
+        "def report(q):\n"
+        "    q.put([signal.getsignal(s) == signal.SIG_IGN for s in (signal.SIGINT, signal.SIGTERM)])\n"
+        "if __name__ == '__main__':\n"
+        "    ctx = mp.get_context('spawn')\n"
+        "    q = ctx.Queue()\n"
+        "    p = ctx.Process(target=report, args=(q,))\n"
+        "    p.start()\n"
+        "    mine = [signal.getsignal(s) == signal.SIG_IGN for s in (signal.SIGINT, signal.SIGTERM)]\n"
+        "    print(q.get(timeout=120), mine)\n"
+        "    p.join()\n"
+    )
+    out = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split("\n")[0] == "[True, True] [False, False]"
