@@ -14,35 +14,18 @@ import signal
 import sys
 import threading
 
+from training.distributed.worker_process import ignore_stop_signals_if_spawning
 
-def ignore_stop_signals_if_spawning() -> bool:
-    """In a spawned worker that imports this module as its parent's ``__main__``, ignore SIGINT and SIGTERM now.
-
-    multiprocessing's spawn re-imports the parent's main module (this one, or the ``dw`` script that imports it)
-    before the worker's initializer runs (training.distributed.worker_process.ignore_stop_signals). The parent starts
-    its workers with both signals blocked, but the import loads numba and its threads, and a signal sent to the
-    process group meanwhile (Ctrl-C, ``timeout``) was seen to reach one worker as a KeyboardInterrupt with its
-    traceback. A worker never takes a stop signal, so it ignores them from its first line. Returns whether it did.
-    """
-    import multiprocessing.process
-
-    if not getattr(multiprocessing.process.current_process(), "_inheriting", False):  # set while spawn prepares
-        return False
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    return True
-
-
-ignore_stop_signals_if_spawning()
+ignore_stop_signals_if_spawning()  # before numba's imports below: a spawned worker takes no stop signal
 
 # OpenMP workers (numba's and torch's) spin between parallel regions unless told otherwise; on a shared
 # machine the spinning starves the other threads. Torch starts its pool on import, before the vector env
 # could set this, so the command line sets it first; a value the user set wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from dw_env.info import GAME_TITLE  # noqa: E402 - after the spawned worker's signal guard above
-from policies.allocator import keep_freed_memory  # noqa: E402 - after the spawned worker's signal guard above
-from training.distributed.interrupt import exit_code, raise_interrupted  # noqa: E402 - after the spawned worker's signal guard above
+from dw_env.info import GAME_TITLE  # noqa: E402
+from policies.allocator import keep_freed_memory  # noqa: E402
+from training.distributed.interrupt import exit_code, raise_interrupted  # noqa: E402
 
 #: subcommand modules, in the order ``dw --help`` lists them
 COMMAND_MODULES: tuple[str, ...] = (

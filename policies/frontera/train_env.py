@@ -91,16 +91,12 @@ class FronteraTrainEnv:
         self.num_envs, self.players = num_envs, options.players
         self.layout = self.parts[0]._envs[0].layout
         self.board = self.parts[0]._envs[0].board
-        part_of = {False: 0, True: 1 if fogged < num_envs else 0}
-        count = [0, 0]
-        self._where = []  # row -> (part, its row there)
-        for fog in self.fog.tolist():
-            j = part_of[fog]
-            self._where.append((j, count[j]))
-            count[j] += 1
-        offsets = np.cumsum([0] + [p.num_envs for p in self.parts])
-        #: the parts' rows concatenated, then ``[self._order]``: the env's rows
-        self._order = np.array([offsets[j] + i for j, i in self._where], dtype=np.int64)
+        # the parts hold the fog-off rows, then the fogged ones, each in row order
+        by_part = np.concatenate([np.flatnonzero(~self.fog), np.flatnonzero(self.fog)])
+        #: each row's place among the parts' rows concatenated: ``concatenated[self._order]`` is in row order
+        self._order = np.argsort(by_part)
+        first = self.parts[0].num_envs
+        self._where = [(0, int(k)) if k < first else (1, int(k) - first) for k in self._order]  # row -> (part, row)
         for j, p in enumerate(self.parts):  # the rows' state, found by --resume (training/ppo/resume.py)
             setattr(self, f"rows{j}", (*p.batch, p._games, p._steps, p.obs, p.masks, p.acting, p.final_counts))
             setattr(self, f"rng{j}", p._rng)

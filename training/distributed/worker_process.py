@@ -18,6 +18,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import multiprocessing.connection
+import multiprocessing.process
 import os
 import signal
 import socket
@@ -52,6 +53,22 @@ def ignore_stop_signals(parent: int | None = None) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     die_with_parent(parent)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # signals blocked since the start now meet SIG_IGN
+
+
+def ignore_stop_signals_if_spawning() -> bool:
+    """In a spawned worker importing its parent's main module (``dw_cli.main``), ignore SIGINT and SIGTERM now.
+
+    multiprocessing's spawn re-imports the parent's main module (``dw_cli.main``, or the ``dw`` script that imports
+    it) before the worker's initializer runs (:func:`ignore_stop_signals`). The parent starts its workers with both
+    signals blocked (:func:`stop_signals_blocked`), but the import loads numba and its threads, and a signal sent to
+    the process group meanwhile (Ctrl-C, ``timeout``) was seen to reach one worker as a KeyboardInterrupt with its
+    traceback. A worker never takes a stop signal, so it ignores them from that import on. Returns whether it did.
+    """
+    if not getattr(multiprocessing.process.current_process(), "_inheriting", False):  # set while spawn prepares
+        return False
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    return True
 
 
 @contextlib.contextmanager
