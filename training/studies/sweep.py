@@ -563,8 +563,10 @@ def run_sweep(
     workers = max(1, min(workers, len(items)))
     collected: dict[int, list[Facts]] = {i: [] for i in pending}
     bar = tqdm(total=len(items), unit="game", file=sys.stderr, disable=not progress, desc=f"sweep {spec.name}")
-    with contextlib.closing(bar):
-        for index, game in _results(items, workers, files, cluster):
+    # the games' generator is closed here on any exception: its pool is killed now, not when the generator is
+    # collected (after multiprocessing's exit handler, which SIGTERMs daemon workers that ignore it, then joins them)
+    with contextlib.closing(bar), contextlib.closing(_results(items, workers, files, cluster)) as results:
+        for index, game in results:
             collected[index].append(game)
             bar.update()
             if len(collected[index]) == cells[index].games:
