@@ -56,8 +56,9 @@ from gamecore import loaders
 from policies import games
 from training.ppo import table_config
 
-#: opponent kinds a game can be sampled with: the learner itself, a frozen past self, or a scripted AI
-NETWORK_OPPONENTS: tuple[str, ...] = ("latest", "past")
+#: opponent kinds a game can be sampled with: the learner itself, a frozen past self, the weights the run started
+#: from (``network.init_from``, frozen for the whole run), or a scripted AI
+NETWORK_OPPONENTS: tuple[str, ...] = ("latest", "past", "start")
 SCRIPTED_OPPONENTS: tuple[str, ...] = ("random", "balanced", "expansionist", "center", "raider", "guardian")
 OPPONENT_KINDS: tuple[str, ...] = NETWORK_OPPONENTS + SCRIPTED_OPPONENTS
 #: the seats of the other games a config may name (checked against its game's seats after validation)
@@ -301,7 +302,8 @@ class LeagueConfig(_Section):
     #: ... and keep the last this many
     keep: int = _int(5, 1, 1000)
     #: opponent kind -> weight; "latest" is the learner itself, "past" a frozen past self (uniform over the
-    #: kept ones), the others are scripted AIs. Kinds left out get weight 0.
+    #: kept ones), "start" the weights the run started from (network.init_from, never dropped), the others are
+    #: scripted AIs. Kinds left out get weight 0.
     weights: dict[str, float] = Field(
         default_factory=lambda: {"latest": 0.4, "past": 0.3, "random": 0.1, "balanced": 0.2}
     )
@@ -410,6 +412,16 @@ class TrainConfig(_Section):
             return GameOptions.from_dict({**DEFAULT_GAME, **game}).to_dict()
         except (TypeError, ValueError) as exc:
             raise ValueError(_cut(str(exc))) from None
+
+    @model_validator(mode="after")
+    def _start_needs_a_start(self) -> TrainConfig:
+        """Refuse a ``start`` opponent in a run that starts from fresh weights (there is nothing to freeze)."""
+        if self.league.weights.get("start", 0.0) > 0 and self.network.init_from is None:
+            raise ValueError(
+                "league.weights.start plays the weights the run started from, and network.init_from is not set; "
+                "allowed: a start weight of 0, or network.init_from naming a .pt file"
+            )
+        return self
 
     @model_validator(mode="after")
     def _seats_of_the_game(self) -> TrainConfig:

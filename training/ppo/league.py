@@ -7,6 +7,8 @@ Every game has the learner in one seat (rotated game by game) and one opponent k
 * ``latest``: the learner's current weights (classic self-play; its moves are not trained on);
 * ``past``: a frozen copy of the learner, taken every ``snapshot_every`` updates; the last ``keep`` are kept
   and one is drawn uniformly per game;
+* ``start``: the weights the run started from (``network.init_from``), frozen for the whole run and never
+  dropped: a fixed yardstick, so that a next stage learns to beat the stage before it;
 * ``random``, ``balanced``, ...: the scripted AIs of :mod:`policies`.
 
 **Env groups.** Scripted AIs are Python and slow next to a batched network forward pass, so the env slots
@@ -44,6 +46,7 @@ from training.ppo.config import NETWORK_OPPONENTS, LeagueConfig
 LEARNER = "learner"
 LATEST = "latest"
 PAST = "past"
+START = "start"
 #: games a seat needs in the window against an opponent kind before seat_focus weighs it
 SEAT_MIN_GAMES = 20
 #: added to every seat's loss rate, so that a seat the learner always wins still gets games
@@ -200,6 +203,7 @@ class League:
         self.num_scripted = split_groups(config.weights, num_envs)
         self.snapshots: list[tuple[str, dict[str, Any]]] = []  # (id, CPU state dict), oldest first
         self.retired: dict[str, dict[str, Any]] = {}  # dropped snapshots still playing a running game
+        self.start: dict[str, Any] | None = None  # the run's initial weights (CPU), where a table plays them
         self.results = Results(config.rating_window, players)
 
     def group_weights(self, slot: int) -> tuple[list[str], NDArray[np.float64]]:
@@ -207,12 +211,17 @@ class League:
         scripted = slot >= self.num_envs - self.num_scripted
         kinds = scripted_kinds(self.config.weights) if scripted else list(NETWORK_OPPONENTS)
         w = np.array([self.config.weights.get(k, 0.0) for k in kinds])
-        if not scripted and not self.snapshots:
-            w = np.array([1.0 if k == LATEST else 0.0 for k in kinds])  # no past self yet
+        if not scripted:
+            if not self.snapshots:
+                w[kinds.index(PAST)] = 0.0  # no past self yet
+            if self.start is None:
+                w[kinds.index(START)] = 0.0
+            if w.sum() <= 0:
+                w = np.array([1.0 if k == LATEST else 0.0 for k in kinds])
         return kinds, w / w.sum()
 
     def sample(self, slot: int, rng: np.random.Generator) -> str:
-        """Return the opponent id for a new game in ``slot``: latest, past-NNNNNN or a scripted AI's name."""
+        """Return the opponent id for a new game in ``slot``: latest, past-NNNNNN, start or a scripted AI's name."""
         kinds, p = self.group_weights(slot)
         kind = kinds[int(rng.choice(len(kinds), p=p))]
         if kind == PAST:
@@ -238,8 +247,18 @@ class League:
         for sid in [s for s in self.retired if s not in in_use]:
             del self.retired[sid]
 
+    def set_start(self, state_dict: dict[str, Any]) -> None:
+        """Freeze the run's initial weights as the ``start`` opponent (a CPU copy)."""
+        self.start = {k: v.detach().to("cpu", copy=True) for k, v in state_dict.items()}
+
+    def known(self) -> set[str]:
+        """Return the ids of every frozen network a game may seat: kept and retired snapshots, and ``start``."""
+        return {s for s, _ in self.snapshots} | set(self.retired) | ({START} if self.start is not None else set())
+
     def snapshot_state(self, sid: str) -> dict[str, Any] | None:
         """Return the weights of a snapshot (kept, or dropped but still in a running game), or None."""
+        if sid == START:
+            return self.start
         return next((state for s, state in self.snapshots if s == sid), self.retired.get(sid))
 
     def ratings(self) -> dict[str, float]:

@@ -287,7 +287,7 @@ class Frozen:
                 net = self.make()
             net.load_state_dict(state)
             self.nets[sid] = net.eval()
-        known = {s for s, _ in league.snapshots} | set(league.retired)
+        known = league.known()
         for old in [s for s in self.nets if s not in known]:
             del self.nets[old]
         return self.nets[sid]
@@ -772,10 +772,16 @@ class LearningRate:
         return config.ppo.learning_rate * max(0.0, 1.0 - steps / self.end_steps(config, steps, now))
 
 
-def new_table(config: TrainConfig, env: Any, rng: np.random.Generator) -> tuple[Table, Rollout]:
-    """Return the games of ``env`` (each slot's first game started) and their empty rollout, as ``config`` says."""
+def new_table(
+    config: TrainConfig, env: Any, rng: np.random.Generator, start: dict[str, Any] | None = None
+) -> tuple[Table, Rollout]:
+    """Return the games of ``env`` (each slot's first game started) and their empty rollout, as ``config`` says.
+
+    ``start``: the weights the run started from, for a league that plays them (league.weights.start)."""
     n = config.env.num_envs
     league = League(config.league, n, num_players(config.game_id, config.options))
+    if start is not None:
+        league.set_start(start)  # before the first games are drawn, so that they may seat it
     obs, masks, player = env.reset()
     seats, games = np.zeros(n, np.int64), np.zeros(n, np.int64)
     if config.run.scripted_workers and league.num_scripted:
@@ -826,7 +832,9 @@ def start_session(
         steps = initial.get("counters", {}).get("env_steps", "?")
         print(f"initial weights: {config.network.init_from} (trained {steps} env steps)")
     optimizer = torch.optim.Adam(net.parameters(), lr=config.ppo.learning_rate, eps=1e-5)
-    table, rollout = new_table(config, env, rng)
+    plays_start = any(c.league.weights.get("start", 0.0) > 0 for _, c in whole.table_configs())
+    start = net.state_dict() if initial is not None and plays_start else None  # frozen (a copy) by the league
+    table, rollout = new_table(config, env, rng, start)
     counters: dict[str, Any] = {"env_steps": 0, "updates": 0, "games": 0, "decisions": 0, "seconds": 0.0}
     pending: dict[str, Any] | None = None  # an overlapped run's rollout not trained on yet
     frozen = Frozen(lambda: make_network(config, device))
@@ -836,7 +844,9 @@ def start_session(
             whole,
             (table, rollout, frozen),
             net,
-            lambda cfg, i: new_table(cfg, make_env(cfg, cfg.env.num_envs, threads, run.seed + TABLE_SEEDS * i), rng),
+            lambda cfg, i: new_table(
+                cfg, make_env(cfg, cfg.env.num_envs, threads, run.seed + TABLE_SEEDS * i), rng, start
+            ),
             lambda cfg: Frozen(lambda: make_network(cfg, device)),
         )
     if resume is not None:

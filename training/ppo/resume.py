@@ -6,7 +6,8 @@ A training checkpoint (policies/checkpoint.py) holds, under ``training``::
     rng         python: [3, 625 words, gauss] (Python's ``random``), numpy: the run's Generator (PCG64 state),
                 torch / cuda: torch's generator states (byte tensors)
     league      snapshots: [[id, weights], ...], retired: {id: weights}, results: JSON text (win credits,
-                finishing orders and game counts per opponent)
+                finishing orders and game counts per opponent), start: weights (only in a run whose
+                league.weights.start is above 0: the weights it started from)
     table       the games in progress: env (every state array of the vector env as a tensor, its RNG
                 state), obs, masks, player, seat, games (tensors), opponent (strings), scripted (JSON text:
                 each scripted AI's per-game memory and RNG, :meth:`policies.base.Policy.state_dict`),
@@ -142,6 +143,7 @@ def training_state(
             "snapshots": [[sid, dict(weights)] for sid, weights in league.snapshots],
             "retired": {sid: dict(weights) for sid, weights in league.retired.items()},
             "results": st.to_json(league.results.state_dict()),
+            **({} if league.start is None else {"start": dict(league.start)}),
         },
         "table": table_state(table, rollout),
     }
@@ -361,9 +363,13 @@ def _read_rngs(value: Any) -> dict[str, Any]:
     }
 
 
-def _read_league(value: Any, league: Any, template: dict[str, torch.Tensor], slots: int) -> dict[str, Any]:
-    """Return the league's snapshots, retired snapshots (at most one per game ``slots``) and results."""
-    saved = st.check_keys(value, ("snapshots", "retired", "results"), "league")
+def _read_league(
+    value: Any, league: Any, template: dict[str, torch.Tensor], slots: int, plays_start: bool
+) -> dict[str, Any]:
+    """Return the league's snapshots, retired snapshots (at most one per game ``slots``), results and start
+    weights (present exactly when a table of the run plays them: ``plays_start``)."""
+    keys = ("snapshots", "retired", "results", *(("start",) if isinstance(value, dict) and "start" in value else ()))
+    saved = st.check_keys(value, keys, "league")
     snapshots = []
     for i, item in enumerate(st.read_list(saved["snapshots"], "league.snapshots", league.config.keep)):
         pair = st.read_list(item, f"league.snapshots[{i}]", 2)
@@ -379,7 +385,14 @@ def _read_league(value: Any, league: Any, template: dict[str, torch.Tensor], slo
         for sid, w in retired_in.items()
     }
     results = league.results.from_state(st.from_json(saved["results"], "league.results"), "league.results")
-    return {"snapshots": snapshots, "retired": retired, "results": results}
+    start = None if "start" not in saved else _weights(saved["start"], template, "league.start")
+    if (start is not None) != plays_start:
+        plays = "plays" if start is None else "does not play"
+        raise st.StateError(
+            f"league.start: the run {plays} its start weights (league.weights.start) but the checkpoint "
+            f"{'has none' if start is None else 'holds them'}; allowed: the start weight the run was made with"
+        )
+    return {"snapshots": snapshots, "retired": retired, "results": results, "start": start}
 
 
 def _read_scripted(value: Any, table: TableLike, first_scripted: int) -> dict[tuple[int, int, str], Any]:
@@ -496,8 +509,10 @@ def restore_training(
         optim = _read_optimizer(state["optimizer"], optimizer)
         rngs = _read_rngs(state["rng"])
         slots = len(table.opponent) + sum(len(other.opponent) for _, other, _ in more)
-        league = _read_league(state["league"], table.league, template, slots)
+        plays_start = any(t.league.config.weights.get("start", 0.0) > 0 for t in (table, *(o for _, o, _ in more)))
+        league = _read_league(state["league"], table.league, template, slots, plays_start)
         known = {sid for sid, _ in league["snapshots"]} | set(league["retired"])
+        known |= {"start"} if league["start"] is not None else set()
         tables = _read_table(state["table"], table, rollout, known)
         others = _read_more_tables(state.get("tables"), more, known)
     except st.StateError as exc:
@@ -513,10 +528,12 @@ def restore_training(
     if rngs["cuda"] and torch.cuda.is_available() and len(rngs["cuda"]) == torch.cuda.device_count():
         torch.cuda.set_rng_state_all(rngs["cuda"])
     table.league.snapshots, table.league.retired = league["snapshots"], league["retired"]
+    table.league.start = league["start"]
     table.league.results = league["results"]
     _put_table(tables, table, rollout)
     for (_, other, roll), (results, saved) in zip(more, others, strict=True):
         other.league.snapshots, other.league.retired = league["snapshots"], league["retired"]  # shared
+        other.league.start = league["start"]
         other.league.results = results
         _put_table(saved, other, roll)
 
