@@ -607,5 +607,10 @@ def test_without_torch_only_scripted_ais_and_packages_are_offered(monkeypatch: p
     entries = strategies.Catalogue().entries()
     assert {s.kind for s in entries} == {"scripted", "package", "search"}
     searches = [s for s in entries if s.kind == "search"]
-    assert {s.id for s in searches} == {"search:small-agent", "search:small-10m", "search:standard-agent"}  # shipped
+    assert {s.id for s in searches} == {
+        "search:small-agent",
+        "search:small-10m",
+        "search:standard-agent",
+        "search:standard-stage9",
+    }  # shipped
     assert all(Path(s.spec.removeprefix("search:").partition("?")[0]).is_dir() for s in searches)
