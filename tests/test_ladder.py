@@ -30,12 +30,18 @@ def test_shipped_ladders_load_with_levels_in_both_languages(name: str) -> None:
     assert all(set(lv.description) == {"es", "en"} for lv in ladder.levels)
 
 
-def test_every_game_has_a_ladder_and_domain_wheel_tops_with_its_standard_agent() -> None:
-    """The top is the strongest seat measured: search over the shipped network was not (docs/LADDERS.md)."""
+def test_every_game_has_a_ladder_and_domain_wheel_tops_with_the_stage_that_beats_its_standard_agent() -> None:
+    """The top is the strongest seat measured: search over the standard agent was not, its ninth stage is
+    (docs/LADDERS.md), rated above it in the committed calibration."""
     assert {ladders.load(n).game for n in ladders.names()} == {"domain_wheel", "alveole", "conquer"}
-    top = ladders.load("domain_wheel").levels[-1]
-    assert top.kind == "network" and top.strategy == "standard-agent.pt"
-    assert top.spec().endswith("standard-agent.pt")
+    levels = ladders.load("domain_wheel").levels
+    below, top = levels[-2], levels[-1]
+    assert below.kind == top.kind == "network"
+    assert (below.strategy, top.strategy) == ("standard-agent.pt", "standard-stage9.pt")
+    assert top.spec().endswith("standard-stage9.pt")
+    rated = ladders.ratings("domain_wheel")
+    assert rated[top.number]["low"] > rated[below.number]["high"]
+    assert rated[top.number]["rating"] - rated[below.number]["rating"] >= 100
 
 
 @pytest.mark.parametrize(
@@ -75,8 +81,8 @@ def test_lineups_pair_levels_one_and_two_rungs_apart_in_every_seat_count() -> No
         (specs[0], specs[2]),
         (specs[1], specs[3]),
     ]
-    three = calibration.lineups(ladders.load("domain_wheel"))  # 3 levels, 3 seats: A,B,B and B,A,A
-    assert len(three) == 6 and three[0][1] == three[0][2] and three[1] == (three[0][1], three[0][0], three[0][0])
+    three = calibration.lineups(ladders.load("domain_wheel"))  # 4 levels, 3 seats: A,B,B and B,A,A for 5 pairs
+    assert len(three) == 10 and three[0][1] == three[0][2] and three[1] == (three[0][1], three[0][0], three[0][0])
     small = [lv.spec() for lv in ladders.load("domain_wheel-small").levels]
     assert calibration.lineups(ladders.load("domain_wheel-small"))[:2] == [
         (small[0], small[1], small[1]),

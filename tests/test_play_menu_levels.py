@@ -49,15 +49,16 @@ def test_every_game_lists_its_levels_named_in_both_languages(menu: dict[str, Any
             assert rated["low"] <= rated["rating"] <= rated["high"]
 
 
-def test_domain_wheel_offers_a_standard_and_a_small_ladder_up_to_the_standard_agent(
+def test_domain_wheel_offers_a_standard_and_a_small_ladder_up_to_the_stage_above_the_standard_agent(
     menu: dict[str, Any],
 ) -> None:
     standard = [lv for lv in menu["domain_wheel"]["levels"] if lv["ladder"] == "domain_wheel"]
     assert [lv["level"] for lv in standard] == list(range(1, len(standard) + 1))
     assert {lv["ladder"] for lv in menu["domain_wheel"]["levels"]} == {"domain_wheel", "domain_wheel-small"}
     top = ladders.load("domain_wheel").levels[-1]
-    assert top.kind == "network" and top.strategy == "standard-agent.pt"
+    assert top.kind == "network" and top.strategy == "standard-stage9.pt"
     assert standard[-1]["level"] == len(ladders.load("domain_wheel").levels)
+    assert standard[-1]["rating"]["rating"] > standard[-2]["rating"]["high"]  # the menu shows the measured gap
 
 
 @pytest.mark.parametrize("game", ["domain_wheel", "alveole", "conquer"])
