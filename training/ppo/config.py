@@ -313,6 +313,10 @@ class LeagueConfig(_Section):
     #: opponent kind weighted up by this exponent (training/ppo/league.py, "Seatings")
     seat_focus: float = _float(0.0, 0.0, 10.0)
 
+    def plays_start(self) -> bool:
+        """Return whether this league seats the weights its run started from (``start`` weight above 0)."""
+        return self.weights.get("start", 0.0) > 0
+
     @field_validator("weights")
     @classmethod
     def _every_kind(cls, weights: dict[str, float]) -> dict[str, float]:
@@ -416,7 +420,7 @@ class TrainConfig(_Section):
     @model_validator(mode="after")
     def _start_needs_a_start(self) -> TrainConfig:
         """Refuse a ``start`` opponent in a run that starts from fresh weights (there is nothing to freeze)."""
-        if self.league.weights.get("start", 0.0) > 0 and self.network.init_from is None:
+        if self.league.plays_start() and self.network.init_from is None:
             raise ValueError(
                 "league.weights.start plays the weights the run started from, and network.init_from is not set; "
                 "allowed: a start weight of 0, or network.init_from naming a .pt file"

@@ -832,7 +832,7 @@ def start_session(
         steps = initial.get("counters", {}).get("env_steps", "?")
         print(f"initial weights: {config.network.init_from} (trained {steps} env steps)")
     optimizer = torch.optim.Adam(net.parameters(), lr=config.ppo.learning_rate, eps=1e-5)
-    plays_start = any(c.league.weights.get("start", 0.0) > 0 for _, c in whole.table_configs())
+    plays_start = any(c.league.plays_start() for _, c in whole.table_configs())
     start = net.state_dict() if initial is not None and plays_start else None  # frozen (a copy) by the league
     table, rollout = new_table(config, env, rng, start)
     counters: dict[str, Any] = {"env_steps": 0, "updates": 0, "games": 0, "decisions": 0, "seconds": 0.0}

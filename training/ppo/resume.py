@@ -41,7 +41,7 @@ from policies import checkpoint
 from policies import state as st
 from policies.checkpoint import CheckpointError
 from training.ppo.config import ConfigError, TrainConfig, from_dict
-from training.ppo.league import scripted_kinds
+from training.ppo.league import START, scripted_kinds
 from training.ppo.resume_games import check_decisions, check_games, check_outputs, in_range
 
 #: the vector env's per-thread scratch (written before it is read at every step): not part of a game's state
@@ -143,7 +143,7 @@ def training_state(
             "snapshots": [[sid, dict(weights)] for sid, weights in league.snapshots],
             "retired": {sid: dict(weights) for sid, weights in league.retired.items()},
             "results": st.to_json(league.results.state_dict()),
-            **({} if league.start is None else {"start": dict(league.start)}),
+            **({} if league.start is None else {START: dict(league.start)}),
         },
         "table": table_state(table, rollout),
     }
@@ -368,7 +368,7 @@ def _read_league(
 ) -> dict[str, Any]:
     """Return the league's snapshots, retired snapshots (at most one per game ``slots``), results and start
     weights (present exactly when a table of the run plays them: ``plays_start``)."""
-    keys = ("snapshots", "retired", "results", *(("start",) if isinstance(value, dict) and "start" in value else ()))
+    keys = ("snapshots", "retired", "results", *((START,) if isinstance(value, dict) and START in value else ()))
     saved = st.check_keys(value, keys, "league")
     snapshots = []
     for i, item in enumerate(st.read_list(saved["snapshots"], "league.snapshots", league.config.keep)):
@@ -385,7 +385,7 @@ def _read_league(
         for sid, w in retired_in.items()
     }
     results = league.results.from_state(st.from_json(saved["results"], "league.results"), "league.results")
-    start = None if "start" not in saved else _weights(saved["start"], template, "league.start")
+    start = None if START not in saved else _weights(saved[START], template, "league.start")
     if (start is not None) != plays_start:
         plays = "plays" if start is None else "does not play"
         raise st.StateError(
@@ -509,10 +509,10 @@ def restore_training(
         optim = _read_optimizer(state["optimizer"], optimizer)
         rngs = _read_rngs(state["rng"])
         slots = len(table.opponent) + sum(len(other.opponent) for _, other, _ in more)
-        plays_start = any(t.league.config.weights.get("start", 0.0) > 0 for t in (table, *(o for _, o, _ in more)))
+        plays_start = any(t.league.config.plays_start() for t in (table, *(o for _, o, _ in more)))
         league = _read_league(state["league"], table.league, template, slots, plays_start)
         known = {sid for sid, _ in league["snapshots"]} | set(league["retired"])
-        known |= {"start"} if league["start"] is not None else set()
+        known |= {START} if league["start"] is not None else set()
         tables = _read_table(state["table"], table, rollout, known)
         others = _read_more_tables(state.get("tables"), more, known)
     except st.StateError as exc:
