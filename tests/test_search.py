@@ -102,6 +102,63 @@ def test_one_playout_plays_the_most_probable_move() -> None:
     assert {"pass", "move"} <= kinds
 
 
+def _joint_priors(network: object, game: Game) -> dict[object, float]:
+    """Every legal move's prior as the search defines it, computed here move by move: p(piece) * p(dst | piece),
+    pass and end request by their phase-1 probability, normalised over the moves."""
+    from dw_env.engine import END_REQUEST_MOVE, PASS_MOVE, Move
+
+    driver, net, p = network.driver, network.net, game.turn  # type: ignore[attr-defined]
+
+    def probs(selected: int = -1) -> tuple[np.ndarray, np.ndarray]:
+        obs, mask = driver.encode(game, p, selected)
+        with torch.no_grad():
+            logits, _ = net(torch.from_numpy(obs.copy())[None])
+        z = np.where(mask != 0, logits[0].double().numpy(), -np.inf)
+        e = np.exp(z - z.max())
+        return e / e.sum(), mask.copy()
+
+    c = game.geometry.num_cells
+    first, mask = probs()
+    joint: dict[object, float] = {}
+    for a in np.flatnonzero(mask):
+        if a >= c:
+            joint[PASS_MOVE if a == c else END_REQUEST_MOVE] = float(first[a])
+            continue
+        src = driver.cell_of(p, int(a))
+        second, dst_mask = probs(src)
+        for d in np.flatnonzero(dst_mask):
+            joint[Move(src, driver.cell_of(p, int(d)))] = float(first[a] * second[d])
+    total = sum(joint.values())
+    return {move: value / total for move, value in joint.items()}
+
+
+def test_a_node_holds_every_legal_move_once_with_its_joint_prior() -> None:
+    """The root's moves are the engine's legal moves, each once, and each move's prior is the network's
+    two-phase probability of it (the node keeps them as arrays and makes a Move only when one is played)."""
+    from policies.domain_wheel import network_policy
+
+    seat = load(f"search:{AGENT}?playouts=1&reuse_tree=0", seed=0)
+    network = network_policy.load(AGENT, seed=1)
+    game = Game.new(SMALL)
+    network.act(game, 0)  # sets the network's driver up for this map
+    specials = 0
+    for _ in range(30):
+        if game.over:
+            break
+        seat.act(game, game.turn)
+        root = seat.last_root
+        assert root is not None
+        moves = [root.move(i) for i in range(root.num_moves)]
+        assert len(set(moves)) == len(moves) == root.num_moves
+        assert set(moves) == set(game.legal_moves())
+        expected = _joint_priors(network, game)
+        # the network runs the rows in one batch there, one by one here: float32 sums in another order
+        np.testing.assert_allclose(root.priors, [expected[m] for m in moves], rtol=1e-4, atol=1e-12)
+        specials += len(root.specials)
+        game.play(network.act(game, game.turn))
+    assert specials > 0  # some positions offered pass or end request
+
+
 def test_search_is_reproducible_with_a_playout_budget() -> None:
     moves = []
     for _ in range(2):
@@ -136,7 +193,7 @@ def test_the_tree_is_reused_after_the_rivals_moves() -> None:
     for _ in range(2):
         assert kept is not None and kept.expanded
         most = int(np.argmax(kept.visits))
-        game.play(kept.moves[most])
+        game.play(kept.move(most))
         kept = kept.children[most]
     assert kept is not None and kept.expanded
     before = int(kept.visits.sum())

@@ -77,7 +77,8 @@ class Node:
     player: int
     terminal: NDArray[np.float64] | None = None  # the exact result of a finished game
     value: NDArray[np.float64] | None = None  # the network's estimate, set on expansion
-    moves: list[Move] = field(default_factory=list)
+    steps: NDArray[np.int64] = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))  # [M, 2] src, dst
+    specials: list[Move] = field(default_factory=list)  # pass and end request, after the steps
     priors: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     children: list[Node | None] = field(default_factory=list)
     visits: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
@@ -86,6 +87,19 @@ class Node:
     @property
     def expanded(self) -> bool:
         return self.value is not None
+
+    @property
+    def num_moves(self) -> int:
+        return len(self.steps) + len(self.specials)
+
+    def move(self, i: int) -> Move:
+        """Return move ``i``: the piece moves in the order of their priors' rows, then pass and end request.
+
+        The moves are held as arrays and made into :class:`Move` only when played: a node of the standard map
+        has hundreds of them and a playout plays one.
+        """
+        n = len(self.steps)
+        return Move(int(self.steps[i, 0]), int(self.steps[i, 1])) if i < n else self.specials[i - n]
 
 
 def result_values(game: Game) -> NDArray[np.float64]:
@@ -115,11 +129,12 @@ class SearchPolicy(Policy):
         self.root: Node | None = None
         self.driver: TwoPhaseDriver | None = None
         self.last_playouts = 0
+        self.last_root: Node | None = None  # the root of the last search: its moves, priors and visits, to inspect
         self.seat = 0  # the searching player, the root of every backup but max^n's
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self.root = None
+        self.root = self.last_root = None
 
     # ---- the tree ---------------------------------------------------------------------------
     def _expand(self, node: Node) -> NDArray[np.float64]:
@@ -149,21 +164,25 @@ class SearchPolicy(Policy):
             batch_obs.append(oq.copy())
             batch_mask.append(np.ones_like(mask))
         logp, values = self.evaluate(np.stack(batch_obs), np.stack(batch_mask))
-        moves: list[Move] = []
-        priors: list[float] = []
-        for row, (action, src) in enumerate(zip(pieces, sources, strict=True), start=1):
-            for dst_action in np.flatnonzero(batch_mask[row]):
-                moves.append(Move(src, self.driver.cell_of(p, int(dst_action))))
-                priors.append(float(logp[0, action] + logp[row, dst_action]))
+        # every piece's destinations, piece by piece in mask order: log prior = log p(piece) + log p(dst | piece)
+        phase2 = np.stack(batch_mask[1 : 1 + len(pieces)]) if len(pieces) else np.zeros((0, mask.size), np.int8)
+        rows, dst_actions = np.nonzero(phase2)
+        log_priors = [logp[0, pieces[rows]] + logp[1 + rows, dst_actions]]
+        steps = np.empty((len(rows), 2), dtype=np.int64)
+        steps[:, 0] = np.asarray(sources, dtype=np.int64)[rows]
+        steps[:, 1] = self.driver.cells_of(p, dst_actions)
+        specials: list[Move] = []
         for action, move in ((c, PASS_MOVE), (c + 1, END_REQUEST_MOVE)):
             if mask[action]:
-                moves.append(move)
-                priors.append(float(logp[0, action]))
-        prior = np.exp(np.asarray(priors) - max(priors))
-        node.moves, node.priors = moves, prior / prior.sum()
-        node.children = [None] * len(moves)
-        node.visits = np.zeros(len(moves), dtype=np.int64)
-        node.totals = np.zeros((len(moves), NUM_PLAYERS))
+                specials.append(move)
+                log_priors.append(logp[0, action : action + 1])
+        priors = np.concatenate(log_priors)
+        prior = np.exp(priors - priors.max())
+        node.steps, node.specials, node.priors = steps, specials, prior / prior.sum()
+        moves = node.num_moves
+        node.children = [None] * moves
+        node.visits = np.zeros(moves, dtype=np.int64)
+        node.totals = np.zeros((moves, NUM_PLAYERS))
         v = float(values[0])
         node.value = np.full(NUM_PLAYERS, -v / (NUM_PLAYERS - 1))
         node.value[p] = v
@@ -191,7 +210,7 @@ class SearchPolicy(Policy):
             child = node.children[i]
             if child is None:
                 game = node.game.copy()
-                game.play(node.moves[i])
+                game.play(node.move(i))
                 child = node.children[i] = Node(game, game.turn)
                 node = child
                 break
@@ -232,12 +251,12 @@ class SearchPolicy(Policy):
         while done < self.params.playouts and (deadline is None or time.perf_counter() < deadline or done == 0):
             self._playout(root)
             done += 1
-        self.last_playouts = done
+        self.last_playouts, self.last_root = done, root
         if self.params.greedy:
-            best = max(range(len(root.moves)), key=lambda i: (root.visits[i], root.priors[i]))
+            best = max(range(root.num_moves), key=lambda i: (root.visits[i], root.priors[i]))
         else:
             best = sample_by_visits(root.visits, self.rng)
-        move = root.moves[best]
+        move = root.move(best)
         child = root.children[best]
         self.root = child if (self.params.reuse_tree and child is not None) else None
         return move

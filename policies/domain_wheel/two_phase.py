@@ -111,6 +111,11 @@ class TwoPhaseDriver:
         """Return the map cell that frame cell ``action`` of ``viewer`` names."""
         return int(self._frames.cell_from_frame[viewer, action])
 
+    def cells_of(self, viewer: int, actions: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Return the map cells that frame cells ``actions`` of ``viewer`` name (:meth:`cell_of` of each)."""
+        cells: NDArray[np.int64] = self._frames.cell_from_frame[viewer, actions].astype(np.int64)
+        return cells
+
     def act(self, game: Game, seat: int, choose: Chooser) -> Move:
         """Return ``seat``'s move: a piece (phase 1) then its destination (phase 2), or pass / end request."""
         if game.over:
