@@ -51,57 +51,6 @@ def test_search_seat_plays_legal_moves_on_both_maps(options: GameOptions) -> Non
     assert seat.last_playouts == 4
 
 
-def _best_joint_move(network: object, game: Game) -> object:
-    """The move with the highest probability under the network's two phases, computed here directly."""
-    from dw_env.engine import END_REQUEST_MOVE, PASS_MOVE, Move
-
-    driver, net, p = network.driver, network.net, game.turn  # type: ignore[attr-defined]
-
-    def probs(selected: int = -1) -> tuple[np.ndarray, np.ndarray]:
-        obs, mask = driver.encode(game, p, selected)
-        with torch.no_grad():
-            logits, _ = net(torch.from_numpy(obs.copy())[None])
-        z = logits[0].double().numpy()
-        z = np.where(mask != 0, z, -np.inf)
-        e = np.exp(z - z.max())
-        return e / e.sum(), mask.copy()
-
-    c = game.geometry.num_cells
-    first, mask = probs()
-    best: tuple[float, object] = (-1.0, None)
-    for a in np.flatnonzero(mask):
-        if a == c:
-            best = max(best, (first[a], PASS_MOVE), key=lambda t: t[0])
-        elif a == c + 1:
-            best = max(best, (first[a], END_REQUEST_MOVE), key=lambda t: t[0])
-        else:
-            src = driver.cell_of(p, int(a))
-            second, _ = probs(src)
-            d = int(np.argmax(second))
-            best = max(best, (first[a] * second[d], Move(src, driver.cell_of(p, d))), key=lambda t: t[0])
-    return best[1]
-
-
-def test_one_playout_plays_the_most_probable_move() -> None:
-    """With one playout the root's most visited move is its highest prior: the most probable (piece,
-    destination) pair of the network's two phases, or pass / end request by their phase-1 probability."""
-    from policies.domain_wheel import network_policy
-
-    seat = load(f"search:{AGENT}?playouts=1&reuse_tree=0", seed=0)
-    network = network_policy.load(AGENT, greedy=True)
-    game = Game.new(SMALL)
-    network.act(game, 0)  # sets the network's driver up for this map
-    kinds = set()
-    for _ in range(45):
-        if game.over:
-            break
-        move = seat.act(game, game.turn)
-        assert move == _best_joint_move(network, game)
-        kinds.add("pass" if move.is_pass else "end" if move.is_end_request else "move")
-        game.play(move)
-    assert {"pass", "move"} <= kinds
-
-
 def _joint_priors(network: object, game: Game) -> dict[object, float]:
     """Every legal move's prior as the search defines it, computed here move by move: p(piece) * p(dst | piece),
     pass and end request by their phase-1 probability, normalised over the moves."""
@@ -130,6 +79,32 @@ def _joint_priors(network: object, game: Game) -> dict[object, float]:
             joint[Move(src, driver.cell_of(p, int(d)))] = float(first[a] * second[d])
     total = sum(joint.values())
     return {move: value / total for move, value in joint.items()}
+
+
+def _best_joint_move(network: object, game: Game) -> object:
+    """The move with the highest probability under the network's two phases (the first of equals)."""
+    joint = _joint_priors(network, game)
+    return max(joint, key=joint.__getitem__)
+
+
+def test_one_playout_plays_the_most_probable_move() -> None:
+    """With one playout the root's most visited move is its highest prior: the most probable (piece,
+    destination) pair of the network's two phases, or pass / end request by their phase-1 probability."""
+    from policies.domain_wheel import network_policy
+
+    seat = load(f"search:{AGENT}?playouts=1&reuse_tree=0", seed=0)
+    network = network_policy.load(AGENT, greedy=True)
+    game = Game.new(SMALL)
+    network.act(game, 0)  # sets the network's driver up for this map
+    kinds = set()
+    for _ in range(45):
+        if game.over:
+            break
+        move = seat.act(game, game.turn)
+        assert move == _best_joint_move(network, game)
+        kinds.add("pass" if move.is_pass else "end" if move.is_end_request else "move")
+        game.play(move)
+    assert {"pass", "move"} <= kinds
 
 
 def test_a_node_holds_every_legal_move_once_with_its_joint_prior() -> None:
