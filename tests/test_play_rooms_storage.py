@@ -172,7 +172,9 @@ def test_every_game_restores_its_room(db: Path, tmp_path: Path, game: str) -> No
 def test_finished_and_expired_rooms_are_not_restored_but_shut_down_ones_are(db: Path, tmp_path: Path) -> None:
     async def first() -> list[str]:
         manager = manager_on(db, tmp_path / "r")
-        manager.start()  # its background sweeper waits the default interval (30 s): only the sweep below expires
+        manager.start()
+        assert manager._sweeper is not None
+        manager._sweeper.cancel()  # only the sweep below expires, however long the game takes on a loaded machine
         manager.idle_expiry = 0.0
         ended = await create(manager, room_body("aaa", max_rounds=2))
         watcher, _ = await join(manager, ended, seat=None)
