@@ -10,7 +10,7 @@
 | Agents             | 2 to 6                                                         |
 | Action Shape       | (1,)                                                           |
 | Action Values      | Discrete(N*(B+2) + 2E + 2B + 16): 507 / 795 / 1198 (B = 5)     |
-| Observation Shape  | (N*(19 + max(9, K)) + 72,): 1052 / 1612 / 2312                 |
+| Observation Shape  | (N*(19 + max(9, K)) + 78,): 1058 / 1618 / 2318                 |
 | Observation Values | [0, inf) (float32)                                             |
 
 Frontera is a Risk-like game for 2 to 6 players with dice, cards, fog of war and a hidden simultaneous

@@ -1,7 +1,7 @@
 """The ego-centric observation of spec 6.4, built only from ``frontera_env.view`` (R-13): nothing hidden can leak.
 
 Slot 0 is the observer; slots 1..5 are the other seats in cyclic seat order after it. One float32 vector:
-``N`` rows of ``F = 19 + max(9, K)`` territory features, then 72 globals.
+``N`` rows of ``F = 19 + max(9, K)`` territory features, then 78 globals.
 
 Per territory (offsets within a row, ``R = max(9, K)``)::
 
@@ -14,14 +14,17 @@ Per territory (offsets within a row, ``R = max(9, K)``)::
     15+R     the chosen regroup source;  16+R  the chosen regroup destination
     17+R     the window's source;  18+R  the window's target
 
-Globals (72): decision state one-hot (10: setup, reinforce, attack, window, forced trade, forced deploy,
+Globals (78): decision state one-hot (10: setup, reinforce, attack, window, forced trade, forced deploy,
 regroup source, regroup destination, regroup amount, not my decision); pool, quota_left, moves_left,
 conquests, conquests needed to draw, "will draw"; window a, lo, hi; my trades, v(trades + 1); my hand by
 galleon, cannon, balloon, wildcard; per slot 0..5 present, active, territory count, hand size, trades,
-regions fully owned, is the current player (42); |draw|, |discard|; turn_index, max_turns; fog.
+regions fully owned, is the current player (42); |draw|, |discard|; turn_index, max_turns; fog; per slot 0..5
+the turns that begin before that seat's next one (6, ``rules.order.turns_until``: 0 for the current player).
 
 The regroup destination row feature is one more than spec 6.4's 27: in the amount state the spec's layout
-would not say where the armies go (docs/FRONTERA.md, "Environment").
+would not say where the armies go. The last six globals are beyond spec 6.4's 72: rounds rotate their opener, so
+the current player and the turn index alone do not say how many rivals move before a seat plays again
+(docs/FRONTERA.md, "Environment").
 """
 
 from __future__ import annotations
@@ -40,8 +43,10 @@ from frontera_env.view import UNKNOWN
 
 #: seat slots of the observation (the most players a game has)
 SLOTS = 6
-#: global features (spec 6.4)
-GLOBALS = 72
+#: global features: spec 6.4's 72, then the turn-order gaps of the six seat slots
+GLOBALS = 78
+#: where the turn-order gaps start among the globals
+_GAPS_AT = 72
 #: decision states of the one-hot, in order (spec 6.3, 6.4)
 DECISIONS: tuple[str, ...] = (
     "setup",
@@ -95,6 +100,7 @@ class ObservationLayout:
         slots[:, 2], slots[:, 3], slots[:, 4], slots[:, 5] = n, n + 2, np.inf, board.region_count
         glob[67:69] = n + 2
         glob[69:71] = max_turns if max_turns else np.inf
+        glob[_GAPS_AT:] = 2 * SLOTS - 1  # a seat waits at most 2P - 1 turns (the opener rotates, R-3.2)
         high.flags.writeable = False
         static.flags.writeable = False
         symbol = np.full(n + 2, 3, np.int64)
@@ -185,3 +191,6 @@ def _globals(view: dict[str, Any], sel: Selection, options: tuple[int, bool], g:
             view["current"] == seat,
         )
     g[67:72] = view["draw_size"], view["discard_size"], view["turn_index"], max_turns, view["fog"]
+    gaps = view["turns_until"]
+    for k in range(players):
+        g[_GAPS_AT + k] = gaps[(me + k) % players]

@@ -9,6 +9,7 @@ builder after every action of its games, for the acting seat and a seat that wai
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from frontera_env.arrays import (
@@ -17,11 +18,14 @@ from frontera_env.arrays import (
     DISCARD_LEN,
     DRAW_LEN,
     MOVES,
+    OPENER,
     P_CARDS,
     P_N,
     PHASE,
     POOL,
+    PREVIOUS,
     QUOTA,
+    ROUND_POS,
     SEL_DEST,
     SEL_SOURCE,
     TURN,
@@ -29,7 +33,7 @@ from frontera_env.arrays import (
 from frontera_env.rules.cards import HAND_LIMIT
 from frontera_env.state import ACTIVE, ATTACK, FORCED, NONE, OVER, REINFORCE, SETUP, WINDOW
 
-_SLOTS_AT, _PER_SLOT = 25, 7
+_SLOTS_AT, _PER_SLOT, _GAPS_AT = 25, 7, 72
 
 
 @njit(cache=True, nogil=True)
@@ -111,7 +115,7 @@ def _decision(S, g, me):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True)
 def _globals(T, S, g, me, fog, max_turns, mine, out, regions):  # type: ignore[no-untyped-def]
-    """Fill the 72 globals of spec 6.4 (``observation._globals``) from what ``me`` may see."""
+    """Fill the 78 globals (spec 6.4's 72 and the turn-order gaps, ``observation._globals``) as ``me`` sees them."""
     players = S.status.shape[1]
     out[_decision(S, g, me)] = 1
     trades = S.trades[g, me]
@@ -149,6 +153,74 @@ def _globals(T, S, g, me, fog, max_turns, mine, out, regions):  # type: ignore[n
         out[at + 6] = S.sc[g, CURRENT] == seat
     out[67], out[68], out[69] = S.sc[g, DRAW_LEN], S.sc[g, DISCARD_LEN], S.sc[g, TURN]
     out[70], out[71] = max_turns, fog
+    _turn_gaps(S, g, me, out[_GAPS_AT : _GAPS_AT + players])
+
+
+@njit(cache=True, nogil=True)
+def _turn_gaps(S, g, me, out):  # type: ignore[no-untyped-def]
+    """Fill ``out[slot]`` with the turns that begin before that seat's next one (``rules.order.turns_until``).
+
+    The turn order is played ahead on local copies of its counters, as ``kernels.next_seat`` would advance them.
+    """
+    players = S.status.shape[1]
+    phase = S.sc[g, PHASE]
+    if phase == OVER:
+        return
+    if phase == SETUP:
+        place = 0
+        for i in range(players):
+            seat = S.order0[g, i]
+            if S.status[g, seat] == ACTIVE:
+                place += 1
+                out[(seat - me) % players] = place
+        return
+    now = S.sc[g, CURRENT]
+    cur, prev, opener, pos = now, S.sc[g, PREVIOUS], S.sc[g, OPENER], S.sc[g, ROUND_POS]
+    active = 0
+    waiting = 0
+    for p in range(players):
+        if S.status[g, p] == ACTIVE:
+            active += 1
+            waiting += p != now
+    k = 0
+    while waiting > 0 and k < 2 * players:
+        k += 1
+        seat = NONE
+        if active == 2:
+            first = second = NONE
+            for p in range(players):
+                if S.status[g, p] == ACTIVE and p != cur:
+                    if first == NONE:
+                        first = p
+                    else:
+                        second = p
+            if second == NONE:
+                seat = first
+            elif first == prev:
+                seat = second
+            elif second == prev:
+                seat = first
+        if seat == NONE:
+            seat, opener, pos = _rotate_ahead(S, g, opener, pos)
+        prev, cur = cur, seat
+        if seat != NONE and seat != now and out[(seat - me) % players] == 0:
+            out[(seat - me) % players] = k
+            waiting -= 1
+
+
+@njit(cache=True, nogil=True)
+def _rotate_ahead(S, g, opener, pos):  # type: ignore[no-untyped-def]
+    """Return ``kernels.rotate``'s next seat and the counters it would leave, without writing the state."""
+    players = S.status.shape[1]
+    for k in range(pos + 1, players):
+        seat = S.order0[g, (opener + k) % players]
+        if S.status[g, seat] == ACTIVE:
+            return np.int64(seat), np.int64(opener), np.int64(k)
+    for k in range(1, players + 1):
+        i = (opener + k) % players
+        if S.status[g, S.order0[g, i]] == ACTIVE:
+            return np.int64(S.order0[g, i]), np.int64(i), np.int64(0)
+    return np.int64(NONE), np.int64(opener), np.int64(pos)
 
 
 @njit(cache=True, nogil=True)

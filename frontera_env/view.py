@@ -1,10 +1,11 @@
 """What one player may see (R-13): a plain dict of JSON values, with every hidden field left out or masked.
 
-Public (13.1): the map, seats, statuses, order, current player, phase, turn index, territory/card/trade counts,
-fully owned regions, pile sizes, ready flags. Private (13.2): a player's own hand, ``paid`` flags and
-provisional placements. Without fog every territory's owner and armies and every roll are public (13.3);
-with fog only ``V(p)`` (own territories and their land and sea neighbours) shows owner and armies (13.4).
-Hidden territories read owner ``UNKNOWN`` and 0 armies. The PRNG state and the piles' contents are never shown.
+Public (13.1): the map, seats, statuses, order (and how many turns each seat waits for its next), current
+player, phase, turn index, territory/card/trade counts, fully owned regions, pile sizes, ready flags. Private
+(13.2): a player's own hand, ``paid`` flags and provisional placements. Without fog every territory's owner
+and armies and every roll are public (13.3); with fog only ``V(p)`` (own territories and their land and sea
+neighbours) shows owner and armies (13.4). Hidden territories read owner ``UNKNOWN`` and 0 armies. The PRNG
+state and the piles' contents are never shown.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from frontera_env.rules.context import Context
+from frontera_env.rules.order import turns_until
 from frontera_env.rules.reinforce import owned_regions
 from frontera_env.state import NONE, PHASES, SETUP, State
 
@@ -51,6 +53,7 @@ def view(ctx: Context, st: State, player: int) -> dict[str, Any]:
         "winner": int(st.winner),
         "truncated": bool(st.truncated),
         "order0": [int(s) for s in st.order0],
+        "turns_until": turns_until(st),
         "status": [int(s) for s in st.status],
         "ready": [bool(r) for r in st.ready],
         "territory_counts": [st.territory_count(p) for p in range(st.players)],

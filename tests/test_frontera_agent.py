@@ -17,6 +17,7 @@ torch = pytest.importorskip("torch")
 from frontera_env import frontera_v0  # noqa: E402
 from frontera_env.engine import Game  # noqa: E402
 from frontera_env.map_file import reference_map  # noqa: E402
+from frontera_env.observation import GLOBALS  # noqa: E402
 from policies.frontera.agent_seat import FronteraAgentSeat  # noqa: E402
 from policies.frontera.expansionist import ExpansionistSeat  # noqa: E402
 from policies.frontera.inputs import MapGraph, pack  # noqa: E402
@@ -198,7 +199,7 @@ def test_every_row_of_the_training_env_is_its_own_game_in_either_fog_layout(spre
             row = env.game(slot)
             assert bool(row.game.ctx.fog) == bool(env.fog[slot])
             assert (row.mask == masks[slot]).all() and int(row.game.current) == int(player[slot])
-            assert obs[slot, -1] == (12 if env.fog[slot] else 0)  # the observation's fog flag, packed
+            assert obs[slot, 71 - GLOBALS] == (12 if env.fog[slot] else 0)  # the fog flag (global 71), packed
         legal = [int(rng.choice(np.flatnonzero(m))) for m in masks]
         obs, masks, player, rewards, terminated, truncated, info = env.step(np.array(legal))
         ended += int((terminated | truncated).sum())

@@ -11,20 +11,22 @@ import pytest
 from frontera_env import frontera_v0
 from frontera_env.map_file import reference_map
 from frontera_env.observation import DECISIONS, GLOBALS
+from frontera_env.rules.order import turns_until
+from frontera_env.state import OVER, SETUP
 from frontera_env.view import visible
 from tests.test_frontera_env_mask import _choose
 from tests.test_frontera_view import perturb_hidden, swap_fogged_owners
 
 
-@pytest.mark.parametrize(("size", "length"), [("small", 1052), ("medium", 1612), ("large", 2312)])
-def test_6_4_6_7_observation_length_is_28_per_territory_plus_72(size: str, length: int) -> None:
+@pytest.mark.parametrize(("size", "length"), [("small", 1058), ("medium", 1618), ("large", 2318)])
+def test_6_4_6_7_observation_length_is_28_per_territory_plus_78(size: str, length: int) -> None:
     env = frontera_v0.raw_env(players=6, size=size)
     env.reset(seed=3)
     space = env.observation_space("player_0")
     assert space["observation"].shape == (length,) and space["observation"].dtype == np.float32
     obs = env.observe("player_4")
     assert space.contains(obs) and obs["observation"].shape == (length,)
-    assert reference_map(size).territory_count * 28 + GLOBALS == length
+    assert reference_map(size).territory_count * 28 + GLOBALS == length and GLOBALS == 72 + 6
 
 
 def _rows(env: frontera_v0.raw_env, obs: np.ndarray) -> np.ndarray:
@@ -48,6 +50,29 @@ def test_6_4_slot_zero_is_the_observer_and_the_others_follow_in_seat_order() -> 
         counts = g[25 + 2 : 25 + 42 : 7]
         assert list(counts[:4]) == [np.count_nonzero(owner == (seat + k) % 4) for k in range(4)]
         assert list(g[25 + 0 : 25 + 42 : 7]) == [1, 1, 1, 1, 0, 0]  # slots 4 and 5 are absent
+
+
+def test_R3_the_last_six_globals_say_how_many_turns_each_slot_waits() -> None:
+    env = frontera_v0.raw_env(players=4)
+    env.reset(seed=11)
+    checked = 0
+    rng = np.random.default_rng(0)
+    while env.agents and checked < 300:
+        st = env.game.state
+        gaps = turns_until(st)
+        for seat in range(4):
+            g = _globals(env, env.observe(f"player_{seat}")["observation"])
+            assert list(g[72:78]) == [gaps[(seat + k) % 4] for k in range(4)] + [0, 0]
+        if st.phase not in (SETUP, OVER):
+            active = sorted(gaps[s] for s in st.active_seats())  # the current seat 0, the next 1, all distinct
+            assert active[:2] == [0, 1] and len(set(active)) == len(active) and gaps[st.current] == 0
+            checked += 1
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+        else:
+            env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+    assert checked == 300
 
 
 def test_6_6_R13_2_others_placements_stay_hidden_in_setup_but_mine_show() -> None:

@@ -17,6 +17,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from frontera_env.map_file import reference_map  # noqa: E402
+from frontera_env.observation import GLOBALS  # noqa: E402
 from policies.frontera import network  # noqa: E402
 from policies.frontera.inputs import MapGraph  # noqa: E402
 from policies.frontera.neighbour_max import incoming_table, neighbour_max  # noqa: E402
@@ -95,7 +96,7 @@ def test_the_graph_network_s_logits_values_and_gradients_are_unchanged_bit_for_b
     graph = MapGraph.of_map(reference_map("small"))
     torch.manual_seed(0)
     net = network.FronteraGraphNet(graph, channels=8, land_layers=2, head_hidden=8)
-    obs = torch.randint(0, 30, (12, graph.n * graph.row + 72), dtype=torch.int8)
+    obs = torch.randint(0, 30, (12, graph.n * graph.row + GLOBALS), dtype=torch.int8)
     runs = []
     for old in (False, True):
         if old:

@@ -7,7 +7,8 @@ import random
 import pytest
 
 from frontera_env.engine import Game
-from frontera_env.state import ACTIVE, ELIMINATED
+from frontera_env.rules.order import turns_until
+from frontera_env.state import ACTIVE, ELIMINATED, OVER, SETUP
 from tests.frontera_helpers import line_map, position
 
 
@@ -79,3 +80,65 @@ def test_R3_A13_no_double_turn_under_random_leave_schedules() -> None:
                 assert game.state.status[game.current] == ACTIVE
         assert all(a != b for a, b in zip(seq, seq[1:], strict=False)), (trial, seq)
         assert game.winner is not None
+
+
+def _predicted_by_later_turns(game: Game, ahead: int) -> list[tuple[list[int], list[int]]]:
+    """Return, for ``ahead`` turns, the gaps turns_until gave and the gaps the turns played afterwards show."""
+    players = game.state.players
+    gaps, seq = [], [game.current]
+    for _ in range(ahead + 2 * players):
+        gaps.append(turns_until(game.state))
+        game.timeout()
+        seq.append(game.current)
+    pairs = []
+    for at in range(ahead):
+        later = seq[at:]
+        shown = [later.index(s) if game.state.status[s] == ACTIVE else 0 for s in range(players)]
+        pairs.append((gaps[at], shown))
+    return pairs
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_R3_turns_until_names_when_every_seat_plays_next(players: int) -> None:
+    game = position(line_map(12), [t % players for t in range(12)])
+    for said, shown in _predicted_by_later_turns(game, 3 * players):
+        assert said == shown
+
+
+def test_R3_2_with_four_players_a_seat_waits_7_3_3_3_turns_as_the_opener_rotates() -> None:
+    # rounds 0 1 2 3 | 1 2 3 0 | 2 3 0 1 | 3 0 1 2 | 0 1 2 3: seat 0 plays turns 0, 7, 10, 13 and 16
+    game = position(line_map(12), [0, 1, 2, 3] * 3)
+    at_seat_0 = []
+    for turn in range(17):
+        if game.current == 0:
+            at_seat_0.append((turn, turns_until(game.state)))
+        game.timeout()
+    assert [turn for turn, _ in at_seat_0] == [0, 7, 10, 13, 16]
+    assert [gaps for _, gaps in at_seat_0[:4]] == [[0, 1, 2, 3], [0, 4, 1, 2], [0, 1, 5, 2], [0, 1, 2, 6]]
+
+
+def test_worked_example_4_1_turns_until_skips_the_eliminated_seat() -> None:
+    game = position(line_map(12), [0, 1, 2, 3] * 3)
+    turns(game, 5)  # round 2, C playing
+    eliminate(game, 3, by=2)
+    assert turns_until(game.state) == [1, 4, 0, 0]  # A closes round 2; round 3 is C, A, B
+    assert turns(game, 3) == [0, 2, 0]
+
+
+def test_R3_3_two_players_wait_one_turn_each() -> None:
+    game = position(line_map(8), [0, 1] * 4)
+    assert turns_until(game.state) == [0, 1]
+    game.timeout()
+    assert turns_until(game.state) == [1, 0]
+
+
+def test_R3_1_in_the_deployment_a_seat_waits_for_its_place_in_round_1_and_after_the_end_for_nothing() -> None:
+    game = Game.new(line_map(12), 4, seed=5)
+    st = game.state
+    assert st.phase == SETUP
+    st.order0[:] = [2, 0, 3, 1]
+    assert turns_until(st) == [2, 4, 1, 3]
+    st.status[0] = ELIMINATED  # a seat that left during the deployment has no place
+    assert turns_until(st) == [0, 3, 1, 2]
+    st.phase = OVER
+    assert turns_until(st) == [0, 0, 0, 0]

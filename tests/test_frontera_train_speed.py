@@ -11,6 +11,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from frontera_env.map_file import reference_map  # noqa: E402
+from frontera_env.observation import GLOBALS  # noqa: E402
 from policies.frontera.inputs import MapGraph  # noqa: E402
 from policies.frontera.network import CPU_CHUNK_TERRITORIES, FronteraGraphNet  # noqa: E402
 from training.ppo.game_setup import update_chunk_rows  # noqa: E402
@@ -30,7 +31,7 @@ def test_the_update_s_chunks_hold_about_2000_territories_on_a_cpu_only(medium: F
 
 def test_chunked_backward_passes_add_up_to_the_one_pass_gradient(medium: FronteraGraphNet) -> None:
     """No term of the network mixes rows, so the chunks' gradients sum to the minibatch's (to rounding)."""
-    obs = torch.randint(0, 30, (20, medium.n * medium.row + 72), dtype=torch.int8)
+    obs = torch.randint(0, 30, (20, medium.n * medium.row + GLOBALS), dtype=torch.int8)
 
     def grads(rows: int) -> list[torch.Tensor]:
         medium.zero_grad()

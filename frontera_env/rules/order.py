@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from frontera_env.state import ACTIVE, NONE, State
+import copy
+
+from frontera_env.state import ACTIVE, NONE, OVER, SETUP, State
 
 
 def first_seat(st: State) -> int:
@@ -51,3 +53,35 @@ def _alternate(st: State, active: list[int]) -> int:
     if len(others) == 2:
         return _rotate(st)
     return others[0]
+
+
+def turns_until(st: State) -> list[int]:
+    """Return, for each seat, how many turns begin before its next turn does if nobody leaves (R-3; public, 13.1).
+
+    The current player reads 0 and the seat that plays next 1; inactive seats, and every seat once the game is
+    over, read 0. During the deployment the count is the seat's place in round 1 (1 for the opener, R-3.1).
+    Rounds rotate their opener (R-3.2), so with four players a seat waits 7, 3, 3 and 3 turns in turn: the
+    current seat and the turn index alone do not say when a rival moves again.
+    """
+    gaps = [0] * st.players
+    if st.phase == OVER:
+        return gaps
+    if st.phase == SETUP:
+        place = 0
+        for i in range(st.players):
+            seat = int(st.order0[i])
+            if st.status[seat] == ACTIVE:
+                place += 1
+                gaps[seat] = place
+        return gaps
+    ahead = copy.copy(st)  # next_seat moves only the turn-order fields, which the copy rebinds
+    waiting = {s for s in st.active_seats() if s != st.current}
+    for k in range(1, 2 * st.players + 1):
+        if not waiting:
+            break
+        seat = next_seat(ahead)
+        ahead.previous, ahead.current = ahead.current, seat
+        if seat in waiting:
+            gaps[seat] = k
+            waiting.discard(seat)
+    return gaps

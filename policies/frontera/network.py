@@ -1,6 +1,6 @@
 """The learned agent's network: message passing over Frontera's territory graph, one head per action block.
 
-Input: the packed observation (:mod:`policies.frontera.inputs`, int8 ``[B, N*(19 + R) + 72]``) of the seat to
+Input: the packed observation (:mod:`policies.frontera.inputs`, int8 ``[B, N*(19 + R) + 78]``) of the seat to
 act, and the map's public graph (:meth:`FronteraGraphNet.set_map`: land and sea edges in action order, regions
 and their bonuses). Nothing else: no weight depends on ``N``, ``E``, ``K`` or the number of players, so one set
 of weights plays every map and 2 to 6 players (the observation always has 6 seat slots, spec 6.4).
@@ -9,7 +9,7 @@ of weights plays every map and 2 to 6 players (the observation always has 6 seat
 
     territory t: 19 features (visible, owner slot, armies, card symbol, hand/paid, regroup and window marks)
                  + its region's owned shares and bonus, its degree          -> embed -> h_t   [C]
-    globals:     72 values (decision state, counters, seat slots, ...)      -> MLP   -> g     [C], added to every h_t
+    globals:     78 values (decision state, counters, seat slots, ...)      -> MLP   -> g     [C], added to every h_t
     land_layers rounds:  h_t += relu(W [h_t, mean_nb h, max_nb h, mean_region h])     (neighbours: land and sea)
     pooled p = [mean_t h, max_t h, g]
     heads:  DEPLOY(t, b), REGROUP_FROM(t), REGROUP_TO(t)  from [h_t, W p]           (per territory)
@@ -80,7 +80,7 @@ class FronteraGraphNet(nn.Module):
         cell_layers: int = 1,
         land_layers: int = 4,
         head_hidden: int = 64,
-        observation_version: str = "frontera-obs-1",
+        observation_version: str = "frontera-obs-2",
     ) -> None:
         super().__init__()
         # the project's network size keys (policies/checkpoint.py): land_layers are the message-passing rounds,
@@ -158,7 +158,7 @@ class FronteraGraphNet(nn.Module):
         return torch.cat([own, shares, statics], -1)
 
     def forward(self, obs: Tensor) -> tuple[Tensor, Tensor]:
-        """Return (logits [B, A], value [B]) of packed observations [B, N*(19 + R) + 72] (int8 or float)."""
+        """Return (logits [B, A], value [B]) of packed observations [B, N*(19 + R) + 78] (int8 or float)."""
         b, n, row = obs.shape[0], self.n, self.row
         if obs.shape[1] != n * row + GLOBALS:
             raise ValueError(

@@ -37,7 +37,7 @@ RULES_VERSION: Final = "frontera-rules-1"
 #: the action space the graphs score: spec 6.2 with BUCKETS amount buckets
 ACTION_VERSION: Final = f"frontera-actions-6.2-b{BUCKETS}"
 #: the observation layout the graphs read (policies.games.frontera.OBSERVATION_VERSION, kept equal by a test)
-OBSERVATION_VERSION: Final = "frontera-obs-1-packed-log12"
+OBSERVATION_VERSION: Final = "frontera-obs-2-packed-log12"
 
 
 def map_key(board: FronteraMap) -> dict[str, int]:

@@ -38,7 +38,7 @@ from policies.games.base import TRUNCATION, BoardGame, GameRecorder
 #: the most turns a game may be given (a typo must not schedule an endless game)
 MAX_TURNS = 100_000
 #: the learned agent's input layout (checkpoints name it): spec 6.4's observation packed to int8
-OBSERVATION_VERSION = "frontera-obs-1-packed-log12"
+OBSERVATION_VERSION = "frontera-obs-2-packed-log12"
 #: action kinds, in the order of their first integer (:meth:`Frontera.action_ints`)
 KINDS = (Place, TakeBack, Ready, Deploy, Trade, Attack, Blitz, Occupy, EndAttack, Regroup, EndTurn)
 
