@@ -306,9 +306,19 @@ def pass_turn(T, S, g):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def next_seat(S, g):  # type: ignore[no-untyped-def]
     """Return the seat that plays next: strict alternation between two (R-3.3, A14), else rotation (R-3.2)."""
-    if active_count(S, g) != 2:
-        return rotate(S, g)
-    cur, prev = S.sc[g, CURRENT], S.sc[g, PREVIOUS]
+    if active_count(S, g) == 2:
+        seat = alternate(S, g, S.sc[g, CURRENT], S.sc[g, PREVIOUS])
+        if seat != NONE:
+            return seat
+    return rotate(S, g)
+
+
+@njit(cache=True, nogil=True)
+def alternate(S, g, cur, prev):  # type: ignore[no-untyped-def]
+    """Return the other of two active seats after ``cur`` (R-3.3), or NONE where the rotation decides (A14).
+
+    When ``cur`` has left, both qualify, and the one who did not play the turn before (``prev``) goes.
+    """
     first = second = NONE
     for p in range(S.status.shape[1]):
         if S.status[g, p] == ACTIVE and p != cur:
@@ -318,31 +328,34 @@ def next_seat(S, g):  # type: ignore[no-untyped-def]
                 second = p
     if second == NONE:
         return np.int64(first)
-    # the current seat has left: both qualify, so the one who did not play the turn before goes (A14)
     if first == prev:
         return np.int64(second)
     if second == prev:
         return np.int64(first)
-    return rotate(S, g)
+    return np.int64(NONE)
 
 
 @njit(cache=True, nogil=True)
 def rotate(S, g):  # type: ignore[no-untyped-def]
     """Return the next active seat of the round, or open the next round after the opener (R-3.2, A13)."""
+    seat, S.sc[g, OPENER], S.sc[g, ROUND_POS] = rotate_from(S, g, S.sc[g, OPENER], S.sc[g, ROUND_POS])
+    return seat
+
+
+@njit(cache=True, nogil=True)
+def rotate_from(S, g, opener, pos):  # type: ignore[no-untyped-def]
+    """Return the seat after round position ``pos`` of the round ``opener`` opened, and the opener and position
+    it plays at: the next active seat of the round, or the next round's first after the opener (R-3.2, A13)."""
     p = S.status.shape[1]
-    opener = S.sc[g, OPENER]
-    for k in range(S.sc[g, ROUND_POS] + 1, p):
+    for k in range(pos + 1, p):
         seat = S.order0[g, (opener + k) % p]
         if S.status[g, seat] == ACTIVE:
-            S.sc[g, ROUND_POS] = k
-            return np.int64(seat)
+            return np.int64(seat), np.int64(opener), np.int64(k)
     for k in range(1, p + 1):
         i = (opener + k) % p
         if S.status[g, S.order0[g, i]] == ACTIVE:
-            S.sc[g, OPENER] = i
-            S.sc[g, ROUND_POS] = 0
-            return np.int64(S.order0[g, i])
-    return np.int64(NONE)
+            return np.int64(S.order0[g, i]), np.int64(i), np.int64(0)
+    return np.int64(NONE), np.int64(opener), np.int64(pos)
 
 
 # --- cards (R-9) ------------------------------------------------------------------------------------------

@@ -9,7 +9,6 @@ builder after every action of its games, for the acting seat and a seat that wai
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from frontera_env.arrays import (
@@ -30,6 +29,7 @@ from frontera_env.arrays import (
     SEL_SOURCE,
     TURN,
 )
+from frontera_env.kernels import alternate, rotate_from
 from frontera_env.rules.cards import HAND_LIMIT
 from frontera_env.state import ACTIVE, ATTACK, FORCED, NONE, OVER, REINFORCE, SETUP, WINDOW
 
@@ -185,42 +185,13 @@ def _turn_gaps(S, g, me, out):  # type: ignore[no-untyped-def]
     k = 0
     while waiting > 0 and k < 2 * players:
         k += 1
-        seat = NONE
-        if active == 2:
-            first = second = NONE
-            for p in range(players):
-                if S.status[g, p] == ACTIVE and p != cur:
-                    if first == NONE:
-                        first = p
-                    else:
-                        second = p
-            if second == NONE:
-                seat = first
-            elif first == prev:
-                seat = second
-            elif second == prev:
-                seat = first
+        seat = alternate(S, g, cur, prev) if active == 2 else NONE
         if seat == NONE:
-            seat, opener, pos = _rotate_ahead(S, g, opener, pos)
+            seat, opener, pos = rotate_from(S, g, opener, pos)
         prev, cur = cur, seat
         if seat != NONE and seat != now and out[(seat - me) % players] == 0:
             out[(seat - me) % players] = k
             waiting -= 1
-
-
-@njit(cache=True, nogil=True)
-def _rotate_ahead(S, g, opener, pos):  # type: ignore[no-untyped-def]
-    """Return ``kernels.rotate``'s next seat and the counters it would leave, without writing the state."""
-    players = S.status.shape[1]
-    for k in range(pos + 1, players):
-        seat = S.order0[g, (opener + k) % players]
-        if S.status[g, seat] == ACTIVE:
-            return np.int64(seat), np.int64(opener), np.int64(k)
-    for k in range(1, players + 1):
-        i = (opener + k) % players
-        if S.status[g, S.order0[g, i]] == ACTIVE:
-            return np.int64(S.order0[g, i]), np.int64(i), np.int64(0)
-    return np.int64(NONE), np.int64(opener), np.int64(pos)
 
 
 @njit(cache=True, nogil=True)
