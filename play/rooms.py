@@ -529,6 +529,13 @@ class RoomManager:
         if move_id is not None:
             room.move_ids[(seat, move_id)] = ply
 
+    async def play_event(self, room: Room, seat: int, action: Any) -> None:
+        """Play and store a move the server makes for ``seat`` (a rule's event, such as Frontera's abandonment when
+        its player leaves), then tell everyone; under the room lock. InputError ``storage_failed`` if not stored."""
+        self._play(room, seat, action, None)
+        await self._after_action(room)
+        self._broadcast_state(room)
+
     async def _set_speed(self, room: Room, speed: str) -> None:
         """Store and announce a room's new AI speed (an event of the room: its version rises)."""
         async with room.lock:

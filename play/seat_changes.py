@@ -3,7 +3,8 @@
 The room's creator is its *host*: ``POST /api/rooms`` hands out a host token (kept only as its hash), and a
 socket whose ``hello`` carries it may give any seat to an AI or to a new person (``replace_seat``), even
 without a seat of its own. A seated player may ``leave``: the seat goes to the game's takeover AI
-(``GameAdapter.takeover_strategy``), its presence becomes ``left`` and its link stops working. Once the game
+(``GameAdapter.takeover_strategy``), or where the game has none its rules take the seat out (Frontera's R-11:
+the leaver's territories become ownerless); its presence becomes ``left`` and its link stops working. Once the game
 is over, any player or the host may ask for a ``rematch``: a new room with the same seats, whose players'
 and host's links keep working with the new room id.
 
@@ -74,9 +75,7 @@ def check_host(room: Room, token: Any) -> bool:
 def check_not_left(room: Room, index: int) -> int:
     """Return the seat a hello's token opens; ``bad_token`` if its player left the game."""
     if room.seats[index].left:
-        raise InputError(
-            "bad_token", f"the player of seat {index} left this game (an AI plays it now); this link no longer opens it"
-        )
+        raise InputError("bad_token", f"the player of seat {index} left this game; this link no longer opens it")
     return index
 
 
@@ -102,6 +101,9 @@ def _own_seat(room: Room, conn: Connection, what: str) -> int:
 async def _leave(manager: RoomServices, room: Room, conn: Connection, message: protocol.Message) -> None:
     """Give the leaving player's seat to the game's takeover AI; the socket watches on as a spectator."""
     index = _own_seat(room, conn, "leave a game")
+    if room.adapter.leave_by_rule:
+        await _abandon(manager, room, conn, message)
+        return
     strategy = manager.catalogue.get(room.adapter.takeover_strategy, room.adapter.game_id)
     policy = await _policy(manager, room, strategy, index)
     async with room.lock:
@@ -117,6 +119,26 @@ async def _leave(manager: RoomServices, room: Room, conn: Connection, message: p
     room.wake.set()
 
 
+async def _abandon(manager: RoomServices, room: Room, conn: Connection, message: protocol.Message) -> None:
+    """Take the leaving player's seat out of the game by its rules (Frontera's R-11); nobody plays it after.
+
+    The game's move (``GameSession.leave_action``) is stored and played first, then the seat is marked left: if
+    the seat's change cannot be stored the player is out of the game already and a second ``leave`` finishes it.
+    """
+    async with room.lock:
+        index = _own_seat(room, conn, "leave a game")
+        seat = room.seats[index]
+        action = room.session.leave_action(index)
+        if action is not None:
+            await manager.play_event(room, index, action)
+        _change_seat(manager, room, seat, {"conn": None, "left": True, "away_since": None})
+        conn.seat = None
+        room.spectators.add(conn)
+        await conn.send(_with_re({"type": "left", "seat": index, "version": room.version}, message.id))
+        await _announce(manager, room)
+    room.wake.set()
+
+
 async def _replace(manager: RoomServices, room: Room, conn: Connection, message: protocol.Message) -> None:
     """Give a seat to an AI or to a new person (host only); the person's link goes to the host alone."""
     if not conn.host:
@@ -128,6 +150,8 @@ async def _replace(manager: RoomServices, room: Room, conn: Connection, message:
     if by not in REPLACE_BY:
         raise InputError("bad_message", f"'by' must be ai or person, got {protocol.brief(by)}", list(REPLACE_BY))
     _check_playing(room)
+    if room.adapter.leave_by_rule and room.seats[index].left:
+        raise InputError("bad_message", f"seat {index}'s player left the game by its rules: nobody can take it now")
     changes, token = await _newcomer(manager, room, index, by, fields)
     async with room.lock:
         _check_playing(room)
@@ -198,13 +222,24 @@ async def _rematch(manager: RoomServices, room: Room, conn: Connection, message:
 
 def _rematch_body(room: Room) -> JSON:
     """Return the ``POST /api/rooms`` body of a room's rematch: the same game, seats, clock and speed, a new seed."""
-    seats: list[JSON] = [
-        {"type": s.type, "name": s.name, **({"strategy": s.strategy} if s.type == "ai" else {})} for s in room.seats
-    ]
+    seats: list[JSON] = [_rematch_seat(room, s) for s in room.seats]
     body: JSON = {"game": room.adapter.game_id, "seats": seats, "ai_speed": room.speed, "clock": room.clock}
     if room.setup is not None and room.setup.position is not None:
         return {**body, "position": room.setup.position}
     return {**body, "options": room.options.to_dict() if hasattr(room.options, "to_dict") else room.options}
+
+
+def _rematch_seat(room: Room, seat: Seat) -> JSON:
+    """Return a seat of the rematch: the same one, except that a player who left is not in it (an AI plays there).
+
+    Where a leaver's seat went to an AI it is that AI already; where the game's rules took it out (Frontera's R-11)
+    the seat is still a person's, so the rematch seats the game's takeover strategy in it.
+    """
+    if seat.type == "ai":
+        return {"type": "ai", "name": seat.name, "strategy": seat.strategy}
+    if seat.left:
+        return {"type": "ai", "name": seat.name, "strategy": room.adapter.takeover_strategy}
+    return {"type": "human", "name": seat.name}
 
 
 def _check_playing(room: Room) -> None:

@@ -1,5 +1,6 @@
 """Frontera on the play server (docs/PLAY.md, "Per-seat views"): what each websocket receives, several seats
-acting at once in the hidden deployment (R-2.7) and the turn clock's engine timeouts (R-12.2, R-12.3).
+acting at once in the hidden deployment (R-2.7), the turn clock's engine timeouts (R-12.2, R-12.3) and a player who
+leaves abandoning by the rules (R-11).
 
 The websocket tests read the JSON frames a connection receives (welcome, state, missed events), not a view
 built on the side. The clock tests use an injected clock the test moves and call the check themselves.
@@ -15,15 +16,17 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from frontera_env.state import ABANDONED
 from frontera_env.view import UNKNOWN
 from play.records import RecordStore
 from play.rooms import RoomManager
 from play.server import ServerConfig, create_app
 from play.storage import SqliteRoomStore
 from play.strategies import Catalogue
-from tests.play_storage_helpers import FakeClock, create, join
+from tests.play_storage_helpers import Client, FakeClock, create, join
 
 MAX_READS = 400
+NO_OWNER = -1  # R-11.2: an abandoned territory (frontera_env.render_text.NO_OWNER)
 
 
 def body(seats: str, fog: bool = False, **extra: Any) -> dict[str, Any]:
@@ -182,6 +185,82 @@ def test_rule_12_the_clock_auto_deploys_the_unready_then_ends_a_turn_and_ai_seat
         kinds = [e["entry"]["kind"] for e in live.events if e["type"] == "move" and e.get("timeout")]
         assert kinds == ["deployment_timeout", "timeout"]
         await client.leave()
+        await manager.shutdown()
+
+    asyncio.run(scenario())
+
+
+def test_rule_11_a_player_who_leaves_abandons_their_territories_turn_ownerless_and_a_restart_keeps_it(
+    tmp_path: Path,
+) -> None:
+    """R-11.1 through the room: ``leave`` stores the abandonment as a move, no AI takes the seat, its link stops."""
+    db = tmp_path / "rooms.sqlite3"
+
+    def manager_at() -> RoomManager:
+        return RoomManager(Catalogue([]), RecordStore(tmp_path / "r"), ai_workers=1, store=SqliteRoomStore(db))
+
+    async def scenario() -> tuple[dict[str, Any], list[int], list[int]]:
+        manager = manager_at()
+        room = await create(manager, body("hha"))
+        live = manager.rooms[room["room"]]
+        ana, _ = await join(manager, room, 0)
+        bruno, welcome = await join(manager, room, 1)
+        held = [t for t, o in enumerate(welcome["state"]["state"]["owner"]) if o == 1]
+        assert held
+        left = await bruno.ask({"type": "leave"}, "bye")
+        assert left["type"] == "left" and left["seat"] == 1
+        game = live.session.game  # type: ignore[attr-defined]
+        assert game.state.status[1] == ABANDONED
+        assert all(int(game.state.owner[t]) == NO_OWNER for t in held)  # R-11.2: ownerless, armies stay
+        assert live.seats[1].left and live.seats[1].type == "human" and live.seats[1].policy is None
+        assert live.moves[-1].action == {"seat": 1, "action": {"type": "abandon", "seat": 1}}
+        seen = await ana.wait_for(lambda m: m["type"] == "state" and m["state"]["state"]["status"][1] != 0)
+        assert [seen["state"]["state"]["owner"][t] for t in held] == [NO_OWNER] * len(held)
+        again = await bruno.ask({"type": "leave"}, "again")
+        assert again["type"] == "error" and again["code"] == "spectator"
+        host, _ = await join(manager, room, None, host=room["host_token"])
+        for by in ({"by": "ai", "strategy": "expansionist"}, {"by": "person"}):
+            refused = await host.ask({"type": "replace_seat", "seat": 1, **by}, "hand")
+            assert refused["type"] == "error" and "left the game by its rules" in refused["message"], refused
+        # the seat goes nowhere: the game carries on between the two others (the human still deploys)
+        assert 1 not in live.session.acting() and 0 in live.session.acting()
+        status = [int(s) for s in game.state.status]
+        await manager.shutdown()
+        return room, status, [int(o) for o in game.state.owner]
+
+    room, status, owner = asyncio.run(scenario())
+
+    async def restart() -> None:
+        manager = manager_at()
+        assert manager.restore() == [room["room"]]
+        game = manager.rooms[room["room"]].session.game  # type: ignore[attr-defined]
+        assert [int(s) for s in game.state.status] == status and [int(o) for o in game.state.owner] == owner
+        client = Client(manager)
+        refused = await client.ask({"type": "hello", "room": room["room"], "token": room["seats"][1]["token"]}, "h")
+        assert refused["type"] == "error" and refused["code"] == "bad_token" and "left this game" in refused["message"]
+        await manager.shutdown()
+
+    asyncio.run(restart())
+
+
+def test_rule_11_when_the_leaver_was_the_last_rival_the_other_wins_and_the_rematch_seats_an_ai_there(
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> None:
+        manager = RoomManager(
+            Catalogue([]), RecordStore(tmp_path / "r"), ai_workers=1, store=SqliteRoomStore(tmp_path / "db")
+        )
+        room = await create(manager, body("hh"))
+        live = manager.rooms[room["room"]]
+        ana, _ = await join(manager, room, 0)
+        bruno, _ = await join(manager, room, 1)
+        assert (await bruno.ask({"type": "leave"}, "bye"))["type"] == "left"
+        over = await ana.wait_for(lambda m: m["type"] == "state" and m["state"]["over"])
+        assert over["state"]["winners"] == [0]  # R-11 then R-10: the last seat standing wins
+        assert live.record_id  # the finished game's record is saved as for any ending
+        answer = await ana.ask({"type": "rematch"}, "again")
+        rematch = manager.rooms[answer["room"]]
+        assert [(s.type, s.strategy) for s in rematch.seats] == [("human", None), ("ai", "expansionist")]
         await manager.shutdown()
 
     asyncio.run(scenario())

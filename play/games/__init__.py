@@ -135,6 +135,14 @@ class GameSession(ABC):
         """
         return self.fallback_action(seat)
 
+    def leave_action(self, seat: int) -> Any | None:
+        """Return the stored move by which ``seat`` leaves the game under its own rules, or None if none applies.
+
+        Used only for games whose adapter sets ``leave_by_rule`` (Frontera: R-11 abandonment, the leaver's
+        territories become ownerless); None also when the seat is already out or the game is over.
+        """
+        return None
+
 
 class GameAdapter(ABC):
     """A game the server can host: its menu data, sessions, layout, tutorial and replays."""
@@ -146,8 +154,12 @@ class GameAdapter(ABC):
     seat_names: tuple[str, ...] = ()
     #: the ``format`` field of this game's saved records (play/records.py picks the adapter by it)
     record_format: str = ""
-    #: the strategy that takes a seat over when its player leaves the game (docs/PLAY.md, "Seats change hands")
+    #: the strategy that takes a seat over when its player leaves the game (docs/PLAY.md, "Seats change hands"),
+    #: and a left seat in the rematch
     takeover_strategy: str = "random"
+    #: whether a player who leaves is taken out by the game's own rules (:meth:`GameSession.leave_action`,
+    #: Frontera's R-11) instead of handing the seat to the takeover strategy
+    leave_by_rule: bool = False
 
     @abstractmethod
     def menu(self) -> JSON:

@@ -293,6 +293,12 @@ class FronteraSession(GameSession):
 
         return self.ai_action(AutomaticSeat(seed=0), self.ai_snapshot(), seat)
 
+    def leave_action(self, seat: int) -> JSON | None:
+        """Return the R-11.1 abandonment of ``seat``, or None if it is already out of the game or the game is over."""
+        if self.game.over or self.game.state.status[seat] != ACTIVE:
+            return None
+        return {"seat": seat, "action": {"type": "abandon", "seat": seat}}
+
     def timeout_action(self, seat: int) -> JSON:
         """Return the engine's clock expiry: the deployment's (R-12.3) or the turn's (R-12.2)."""
         kind = "deployment_timeout" if self.game.state.phase == SETUP else "timeout"
@@ -309,7 +315,9 @@ class FronteraSession(GameSession):
         before = [sight_of(self.game, v) for v in viewers]
         status, target = st.status.copy(), int(st.window[1]) if st.phase == WINDOW else None
         try:
-            if act is None:
+            if act is None and action["action"]["type"] == "abandon":
+                self.recorder.abandon(seat)
+            elif act is None:
                 getattr(self.recorder, action["action"]["type"])()
             else:
                 self.recorder.apply(act)
@@ -327,6 +335,8 @@ class FronteraSession(GameSession):
         data = action["action"]
         if isinstance(data, Mapping) and data.get("type") in _CLOCK_EVENTS and len(data) == 1:
             return seat, None
+        if isinstance(data, Mapping) and data.get("type") == "abandon" and data.get("seat") == seat and len(data) == 2:
+            return seat, None  # R-11.1, stored by the server when the seat's player leaves (leave_action)
         try:
             act = rec.action_from_json(data)
         except RecordError as exc:
@@ -429,7 +439,8 @@ class FronteraAdapter(GameAdapter):
     seat_names = SEAT_NAMES
     record_format = rec.FORMAT
     #: a leaving player's seat goes to the expansionist, which keeps its armies pressing on (docs/PLAY.md)
-    takeover_strategy = "expansionist"
+    takeover_strategy = "expansionist"  # a left seat in the rematch
+    leave_by_rule = True  # R-11: a player who leaves abandons; their territories become ownerless
 
     def seat_count(self, options: Any) -> int:
         return int(options.players)
