@@ -88,7 +88,7 @@ async function showGame(roomId, token, seat) {
   }
   if (conn.room?.game === "frontera") {
     screen = new FronteraScreen(root, { layout: conn.layout, players: conn.players, seat: conn.seat, conn,
-      speed: conn.speed, onExit: () => goHash("#frontera") });
+      speed: conn.speed, onExit: () => goHash("#frontera"), onMenu: goMenu });
     if (conn.view) screen.update(conn.view);
     return;
   }

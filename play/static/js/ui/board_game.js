@@ -208,6 +208,11 @@ export class BoardGameScreen {
     return [];
   }
 
+  /** Return the row's way out: back to the menu (`leave`, the game goes on) and leaving the seat for good. */
+  exitControls(leave) {
+    return [leave, leaveGame(this, this.opts.conn)];
+  }
+
   /** Return the game's numbers on seat `p`'s card (an element). */
   cardStats(_v, _p) {
     return null;
@@ -268,7 +273,7 @@ export class BoardGameScreen {
         el("div", { class: "row" }, ...this.controls().map((c) => Object.assign(c, { hidden: this.seat === null })),
           // a spectator gets no player controls (the server refuses their moves and speed changes)
           this.seat === null ? null : el("label", { class: "inline" }, el("span", { text: t("game.ai_speed") }), speedSel),
-          overviewButton(this), leave, leaveGame(this, this.opts.conn), langSwitch(), this.statusEl),
+          overviewButton(this), ...this.exitControls(leave), langSwitch(), this.statusEl),
         // each where it can be used: keys where there is a keyboard, gestures where there is a touch screen
         el("p", { class: "muted keys-hint board-hint", "data-i18n": `${game}.keys_hint` }, t(`${game}.keys_hint`)),
         el("p", { class: "muted touch-hint board-hint", "data-i18n": `${game}.touch_hint` }, t(`${game}.touch_hint`)),

@@ -9,7 +9,9 @@ import { el } from "./hud.js";
 import { FronteraBoard, UNKNOWN } from "../board/frontera.js";
 import { BoardGameScreen, BoardMenuScreen, BoardReplayScreen, optionLabel } from "./board_game.js";
 import { seatStatus } from "./presence.js";
-import { seatMenu } from "./seat_menu.js";
+import { leaveGame, seatMenu } from "./seat_menu.js";
+import { notifyToggle, otherGames } from "./my_games.js";
+import { ring } from "./bell.js";
 import { startAutoplay, stopAutoplay } from "./autoplay.js";
 
 export const GAME = "frontera";
@@ -162,10 +164,31 @@ export class FronteraScreen extends BoardGameScreen {
     this.diceEl = el("section", { class: "panel fr-dice", "data-testid": "fr-dice", hidden: true });
     this.windowEl = el("section", { class: "panel fr-window", "data-testid": "fr-window", hidden: true });
     this.cardsPanel = el("section", { class: "panel fr-cards", "data-testid": "fr-cards" });
-    this.forcesEl = el("details", { class: "panel fr-forces", "data-testid": "fr-forces" });
+    // the rules page's forces panel: the regions (redrawn with each view), your other games, and at its foot the
+    // turn notifications, the way back to the menu and leaving the game (built once: a redraw never moves them)
+    this.regionsEl = el("div", { class: "fr-regions-box" });
+    this.others = otherGames(this.opts.conn.room?.room ?? null, () => ring());
+    const foot = el("div", { class: "fr-forces-foot" }, notifyToggle("fr-notify"),
+      el("div", { class: "row" },
+        el("button", { type: "button", "data-testid": "leave", onclick: () => (this.opts.onMenu || this.opts.onExit)?.() },
+          t("frontera.to_menu")),
+        // R-11: leaving abandons (the territories become ownerless), so the page says so before it asks once
+        leaveGame(this, this.opts.conn, { ask: "frontera.leave", confirm: "frontera.leave_confirm" })));
+    this.forcesEl = el("details", { class: "panel fr-forces", "data-testid": "fr-forces" },
+      el("summary", { text: t("frontera.forces_title") }), this.regionsEl, this.others.section, foot);
     this.forcesEl.open = localStorage.getItem(FORCES_KEY) !== "0";
     this.forcesEl.addEventListener("toggle", () => localStorage.setItem(FORCES_KEY, this.forcesEl.open ? "1" : "0"));
     return [this.phaseEl, this.diceEl, this.windowEl, this.cardsPanel, this.forcesEl];
+  }
+
+  /** The way out lives at the foot of the forces panel (panels()), as the rules page places it. */
+  exitControls() {
+    return [];
+  }
+
+  destroy() {
+    this.others.stop();
+    super.destroy();
   }
 
   /** Send one input; resolve true once a newer view arrives, false after a refusal (shown as a toast). */
@@ -383,8 +406,7 @@ export class FronteraScreen extends BoardGameScreen {
       const own = this.seat === null ? 0 : r.territories.filter((tt) => st.owner[tt] === this.seat).length;
       return { r, own, share: own / r.territories.length };
     }).sort((a, b) => b.share - a.share || a.r.id - b.r.id);
-    show(this.forcesEl, [el("summary", { text: t("frontera.forces_title") }),
-      el("ol", { class: "fr-regions" }, ...regions.map(({ r, own }) => el("li", { "data-testid": "fr-region-row", "data-region": r.id },
+    show(this.regionsEl, [el("ol", { class: "fr-regions" }, ...regions.map(({ r, own }) => el("li", { "data-testid": "fr-region-row", "data-region": r.id },
         el("strong", { text: r.name }),
         el("span", { class: "muted", text: ` ${t("frontera.region_line", { own, n: r.territories.length, bonus: r.bonus })}` }),
         st.region_owner[r.id] >= 0 ? el("span", { class: `fr-stone p${st.region_owner[r.id]}` }) : null)))]);
@@ -443,7 +465,7 @@ export class FronteraScreen extends BoardGameScreen {
         this.seat === p ? el("span", { class: "you", text: t("frontera.you") }) : null,
         this.cardStats(v, p),
         seatStatus(this.opts.conn.room, p, v.turn),
-        seatMenu(this, this.opts.conn, p));
+        out ? null : seatMenu(this, this.opts.conn, p)); // a seat out of the game (R-10, R-11) has nothing to hand on
     }));
   }
 }

@@ -183,10 +183,11 @@ export function stopWatching(baseTitle) {
 
 // ---- the menu's list -------------------------------------------------------------------------------------------
 
-function notifyToggle() {
-  const box = el("input", { type: "checkbox", "data-testid": "mine-notify" });
+/** The "tell me when it is my turn" switch (the menu's list and Frontera's forces panel); `testid` names its box. */
+export function notifyToggle(testid = "mine-notify") {
+  const box = el("input", { type: "checkbox", "data-testid": testid });
   box.checked = notifying();
-  const note = el("span", { class: "muted", "data-testid": "mine-notify-note" });
+  const note = el("span", { class: "muted", "data-testid": `${testid}-note` });
   box.addEventListener("change", async () => {
     note.textContent = "";
     if (!box.checked) {
@@ -266,4 +267,37 @@ export function myGamesSection() {
 function turnName(g) {
   const seat = (g.opponents || []).find((o) => o.seat === g.turn);
   return seat ? seatName(seat) : g.turn_name ?? "—";
+}
+
+// ---- a game screen's list of the player's other games ----------------------------------------------------------------
+
+function otherRow(g) {
+  return el("li", { class: `mine-game${g.your_turn ? " your-turn" : ""}${g.over ? " over" : ""}`,
+    "data-testid": `other-game-${g.room}`, "data-your-turn": String(Boolean(g.your_turn)) },
+  el("a", { href: seatLink(g), class: "mine-open", "data-testid": `other-open-${g.room}` }, g.title),
+  el("span", { class: "mine-vs", text: t("mine.against", { names: g.opponents.map((o) => seatName(o)).join(", ") }) }),
+  el("span", { class: "mine-turn", "data-testid": `other-turn-${g.room}`, text: whoseTurn(g) }));
+}
+
+/**
+ * The games other than `room` that this browser holds a seat in, the ones waiting for your move first and marked (the
+ * rules page's "Otras partidas": a click jumps there). `onTurn()` is called when your turn comes in one of them
+ * (a turn not there at the first answer, so opening the page rings nothing). Returns `{ section, stop }`.
+ */
+export function otherGames(room, onTurn) {
+  const list = el("ul", { class: "mine-list mine-others", "data-testid": "other-games" });
+  const section = el("section", { class: "mine-others-section", "data-testid": "other-games-section", hidden: true },
+    el("h3", { text: t("mine.others_title") }), list);
+  let known = null;
+  const stop = subscribe((answer) => {
+    if (!answer) return;  // a failed poll keeps the last list; the next one tries again
+    const held = heldSeats();
+    const games = answer.filter((g) => !g.error && g.room !== room && held.some((s) => s.room === g.room && s.seat === g.seat));
+    const turns = games.filter((g) => g.your_turn && !g.over).map(turnKey);
+    if (known !== null && turns.some((k) => !known.has(k))) onTurn?.();
+    known = new Set(turns);
+    list.replaceChildren(...games.sort(order).map(otherRow));
+    section.hidden = !games.length;
+  });
+  return { section, stop };
 }

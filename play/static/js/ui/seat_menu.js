@@ -67,11 +67,11 @@ function linkBox(url, p) {
 }
 
 /** Return the player's "leave the game" control (asks to confirm; null for spectators). */
-export function leaveGame(screen, conn) {
+export function leaveGame(screen, conn, words = { ask: "seats.leave", confirm: "seats.leave_confirm" }) {
   if (conn.seat === null || conn.seat === undefined) return null;
   const box = el("span", { class: "leave-game" });
-  const ask = button("leave-game", "seats.leave", () => {
-    box.replaceChildren(el("span", { text: t("seats.leave_confirm") }), " ",
+  const ask = button("leave-game", words.ask, () => {
+    box.replaceChildren(el("span", { text: t(words.confirm) }), " ",
       button("leave-confirm", "seats.leave_yes", () => {
         conn.leave().catch((err) => report(screen, err));
         box.replaceChildren();
