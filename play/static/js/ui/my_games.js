@@ -213,16 +213,27 @@ function whoseTurn(g) {
   return g.your_turn ? t("mine.your_turn") : t("mine.turn_of", { name: turnName(g) });
 }
 
-function gameRow(g, onForget) {
-  const clock = !g.over && g.deadline ? el("span", { class: "turn-clock", "data-deadline": String(g.deadline) }) : null;
+/** A game's row: its link, opponents and whose turn it is, then `extra`; test ids start with `prefix`. */
+function gameRow(g, prefix, ...extra) {
   return el("li", { class: `mine-game${g.your_turn ? " your-turn" : ""}${g.over ? " over" : ""}`,
-    "data-testid": `mine-game-${g.room}`, "data-your-turn": String(Boolean(g.your_turn)), "data-over": String(g.over) },
-  el("a", { href: seatLink(g), class: "mine-open", "data-testid": `mine-open-${g.room}` }, g.title),
+    "data-testid": `${prefix}-game-${g.room}`, "data-your-turn": String(Boolean(g.your_turn)), "data-over": String(g.over) },
+  el("a", { href: seatLink(g), class: "mine-open", "data-testid": `${prefix}-open-${g.room}` }, g.title),
   el("span", { class: "mine-vs", text: t("mine.against", { names: g.opponents.map((o) => seatName(o)).join(", ") }) }),
-  el("span", { class: "mine-turn", "data-testid": `mine-turn-${g.room}`, text: whoseTurn(g) }),
-  clock,
-  el("button", { type: "button", class: "mine-forget", "data-testid": `mine-forget-${g.room}`,
+  el("span", { class: "mine-turn", "data-testid": `${prefix}-turn-${g.room}`, text: whoseTurn(g) }),
+  ...extra);
+}
+
+/** The menu's row of a game: with its turn clock and a button to forget it. */
+function menuRow(g, onForget) {
+  const clock = !g.over && g.deadline ? el("span", { class: "turn-clock", "data-deadline": String(g.deadline) }) : null;
+  return gameRow(g, "mine", clock, el("button", { type: "button", class: "mine-forget", "data-testid": `mine-forget-${g.room}`,
     onclick: () => onForget(g) }, t("mine.forget")));
+}
+
+/** The games of a poll's answer that this browser still holds a seat in. */
+function stillHeld(games) {
+  const held = heldSeats();
+  return games.filter((g) => !g.error && held.some((s) => s.room === g.room && s.seat === g.seat));
 }
 
 function order(a, b) {
@@ -236,7 +247,7 @@ export function myGamesSection() {
   const status = el("p", { class: "muted", "data-testid": "mine-status", role: "status" });
   let games = [];
   const render = () => {
-    list.replaceChildren(...games.slice().sort(order).map((g) => gameRow(g, forget)));
+    list.replaceChildren(...games.slice().sort(order).map((g) => menuRow(g, forget)));
     section.hidden = !games.length && !status.textContent;  // a browser that holds no seat sees no empty section
     tickClocks(list);
   };
@@ -255,8 +266,7 @@ export function myGamesSection() {
     const gone = answer.filter((g) => g.error);
     for (const g of gone) forgetSeat(g.room, g.seat);  // gone, or the seat was handed to someone else
     status.textContent = gone.length ? t("mine.forgotten", { n: gone.length }) : "";
-    const held = heldSeats();
-    games = answer.filter((g) => !g.error && held.some((s) => s.room === g.room && s.seat === g.seat));
+    games = stillHeld(answer);
     render();
   });
   const ticker = setInterval(() => tickClocks(list), 1000);
@@ -271,14 +281,6 @@ function turnName(g) {
 
 // ---- a game screen's list of the player's other games ----------------------------------------------------------------
 
-function otherRow(g) {
-  return el("li", { class: `mine-game${g.your_turn ? " your-turn" : ""}${g.over ? " over" : ""}`,
-    "data-testid": `other-game-${g.room}`, "data-your-turn": String(Boolean(g.your_turn)) },
-  el("a", { href: seatLink(g), class: "mine-open", "data-testid": `other-open-${g.room}` }, g.title),
-  el("span", { class: "mine-vs", text: t("mine.against", { names: g.opponents.map((o) => seatName(o)).join(", ") }) }),
-  el("span", { class: "mine-turn", "data-testid": `other-turn-${g.room}`, text: whoseTurn(g) }));
-}
-
 /**
  * The games other than `room` that this browser holds a seat in, the ones waiting for your move first and marked (the
  * rules page's "Otras partidas": a click jumps there). `onTurn()` is called when your turn comes in one of them
@@ -291,12 +293,11 @@ export function otherGames(room, onTurn) {
   let known = null;
   const stop = subscribe((answer) => {
     if (!answer) return;  // a failed poll keeps the last list; the next one tries again
-    const held = heldSeats();
-    const games = answer.filter((g) => !g.error && g.room !== room && held.some((s) => s.room === g.room && s.seat === g.seat));
+    const games = stillHeld(answer).filter((g) => g.room !== room);
     const turns = games.filter((g) => g.your_turn && !g.over).map(turnKey);
     if (known !== null && turns.some((k) => !known.has(k))) onTurn?.();
     known = new Set(turns);
-    list.replaceChildren(...games.sort(order).map(otherRow));
+    list.replaceChildren(...games.sort(order).map((g) => gameRow(g, "other")));
     section.hidden = !games.length;
   });
   return { section, stop };
