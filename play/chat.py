@@ -120,6 +120,7 @@ async def say(
             "name": room.seats[seat].name,
             "text": text,
             "at": now,
+            "ply": room.session.ply,  # said after the game's first `ply` inputs: where it goes among the board's events
         }
         try:
             store.add_chat(room.id, line, CHAT_STORED)

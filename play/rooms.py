@@ -21,6 +21,7 @@ raises its event version; a client that reconnects says the version it has and g
 from __future__ import annotations
 
 import asyncio
+import bisect
 import hmac
 import json
 import logging
@@ -138,7 +139,15 @@ class RoomManager:
         """Return the room a stored one describes, its moves replayed and its AI seats' policies loaded."""
         adapter = games.get(stored.game)
         seats = [
-            Seat(i, s["type"], s["name"], s.get("strategy"), token_hash=s.get("token_hash"), left=bool(s.get("left")))
+            Seat(
+                i,
+                s["type"],
+                s["name"],
+                s.get("strategy"),
+                token_hash=s.get("token_hash"),
+                left=bool(s.get("left")),
+                ever_connected=bool(s.get("joined")),
+            )
             for i, s in enumerate(stored.seats)
         ]
         for seat in seats:
@@ -151,9 +160,9 @@ class RoomManager:
         room.updated = stored.created
         room.setup, room.moves, room.version = stored, list(stored.moves), stored.version
         room.clock, room.deadline = stored.clock, stored.deadline
-        room.chat.extend(self.store.chat_lines(room.id, CHAT_MEMORY))
+        room.chat.extend(_with_plies(self.store.chat_lines(room.id, CHAT_MEMORY), stored.moves, session.ply))
         room.host_hash, room.rematch = stored.host_hash, stored.rematch
-        if room.clock is not None and room.deadline is None:
+        if room.clock is not None and room.deadline is None and room.status() != "waiting":
             room.deadline = self.now() + room.clock
         for seat in room.seats:
             seat.away_since = self.now()
@@ -247,7 +256,8 @@ class RoomManager:
         )
         room = Room(room_id, adapter, options, session, seats, speed)
         room.clock = clock
-        room.deadline = None if clock is None or session.over else self.now() + clock
+        # the turn clock starts once every person has opened their seat (the waiting room; _presence_changed)
+        room.deadline = None if clock is None or session.over or room.status() == "waiting" else self.now() + clock
         for seat in seats:
             seat.away_since = None if seat.type == "ai" else self.now()
         host_token = seat_changes.give_tokens(room, rematch_of)
@@ -408,13 +418,14 @@ class RoomManager:
             room.spectators.add(conn)
         else:
             seat = room.seats[seat_index]
+            first = not seat.ever_connected
             old, seat.conn, seat.ever_connected = seat.conn, conn, True
             if old is not None and old is not conn:
                 # the old tab keeps watching, its inputs refused with `replaced`: it must not take the seat back
                 room.spectators.add(old)
                 await old.send({"type": "replaced", "seat": seat_index, "version": room.version})
             else:
-                self._presence_changed(room, seat)
+                self._presence_changed(room, seat, arrived=first)
         welcome = {
             "type": "welcome",
             "role": "spectator" if seat_index is None else "player",
@@ -447,14 +458,27 @@ class RoomManager:
         if room.id in self.rooms:
             await self.broadcast(room, {"type": "room", "room": room.summary(), "version": room.version})
 
-    def _presence_changed(self, room: Room, seat: Seat) -> None:
-        """Record a seat's new presence as an event of the room (its version rises; the caller broadcasts)."""
+    def _presence_changed(self, room: Room, seat: Seat, arrived: bool = False) -> None:
+        """Record a seat's new presence as an event of the room (its version rises; the caller broadcasts).
+
+        A person's first arrival (``arrived``) is stored with the seats; once the last person has arrived, a room
+        with a clock starts its turn clock (before that nobody's deployment or turn can run out unseen).
+        """
         version = room.version + 1
+        deadline = room.deadline
+        if arrived and room.clock is not None and deadline is None and not room.session.over:
+            deadline = None if room.status() == "waiting" else self.now() + room.clock
         try:
-            self.store.set_version(room.id, version)
+            if arrived:
+                self.store.arrived(room.id, seat_changes.stored_seats(room), version, deadline)
+            else:
+                self.store.set_version(room.id, version)
         except StorageError as exc:  # presence is no game data: the event still happens, the next move stores on
             log.warning("room %s: %s", room.id, exc)
         room.version = version
+        if deadline != room.deadline:
+            room.deadline = deadline
+            self._clock_wake.set()
         event = {"version": version, "type": "presence", "seat": seat.index, "presence": seat.presence}
         room.events.append({**event, "away_since": seat.away_since if seat.presence == "away" else None})
 
@@ -510,7 +534,9 @@ class RoomManager:
         session = room.session
         ply, turn_key = session.ply, session.clock_key()
         entry = session.apply(action)
-        deadline = None if room.clock is None or session.over else self.now() + room.clock
+        # a clock held in the waiting room (no deadline yet, a person still to come) stays held: AI moves start nothing
+        held = room.deadline is None and room.status() == "waiting"
+        deadline = None if room.clock is None or session.over or held else self.now() + room.clock
         if deadline is not None and room.deadline is not None and session.clock_key() == turn_key:
             deadline = room.deadline  # the same turn goes on (several actions a turn, e.g. Frontera's)
         move = StoredMove(ply, seat, _action_json(action), move_id, room.version + 1, deadline)
@@ -683,6 +709,21 @@ def replay_room(
     for move in stored.moves if moves is None else moves:
         session.apply(move.action)
     return options, session
+
+
+def _with_plies(lines: list[JSON], moves: list[StoredMove], ply_now: int) -> list[JSON]:
+    """Return stored chat lines with the game's ply when each was said (the moves stored before it, by version).
+
+    The chat table keeps a line's room version, not its ply; a move's stored ply is 0-based, so a line said after
+    the move of ply ``k`` was said at ply ``k + 1``. Lines older than every move were said at the first move's ply.
+    """
+    versions = [m.version for m in moves]
+    first = moves[0].ply if moves else ply_now
+    out = []
+    for line in lines:
+        before = bisect.bisect_left(versions, line["version"])
+        out.append({**line, "ply": moves[before - 1].ply + 1 if before else first})
+    return out
 
 
 def _resync(room: Room, known: int | None, seat: int | None = None) -> JSON:

@@ -36,7 +36,7 @@ REPLACE_BY = ("ai", "person")
 
 
 def stored_seats(room: Room) -> list[dict[str, Any]]:
-    """Return the room's seats as the store keeps them: type, name, strategy, token hash, left."""
+    """Return the room's seats as the store keeps them: type, name, strategy, token hash, left, joined."""
     return [_stored_seat(s) for s in room.seats]
 
 
@@ -47,6 +47,7 @@ def _stored_seat(seat: Seat) -> dict[str, Any]:
         "strategy": seat.strategy,
         "token_hash": seat.token_hash,
         "left": seat.left,
+        "joined": seat.ever_connected,  # a person has opened the seat: the room's turn clock waits for all of them
     }
 
 

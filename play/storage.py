@@ -162,6 +162,11 @@ class RoomStore(ABC):
         """Store a room's new event version (an event that changes no game: a seat's presence)."""
 
     @abstractmethod
+    def arrived(self, room_id: str, seats: list[dict[str, Any]], version: int, deadline: float | None) -> None:
+        """Store a person's first arrival at a seat: the seats (each ``joined`` or not), the room's new version and
+        its turn deadline (set once the last person has arrived: the clock waits for everyone)."""
+
+    @abstractmethod
     def set_speed(self, room_id: str, speed: str, version: int) -> None:
         """Store a room's new AI speed and version."""
 
@@ -208,6 +213,9 @@ class MemoryRoomStore(RoomStore):
         pass
 
     def set_version(self, room_id: str, version: int) -> None:
+        pass
+
+    def arrived(self, room_id: str, seats: list[dict[str, Any]], version: int, deadline: float | None) -> None:
         pass
 
     def set_speed(self, room_id: str, speed: str, version: int) -> None:
@@ -333,6 +341,10 @@ class SqliteRoomStore(RoomStore):
 
     def set_version(self, room_id: str, version: int) -> None:
         self._write("UPDATE rooms SET version = ? WHERE id = ?", (version, room_id))
+
+    def arrived(self, room_id: str, seats: list[dict[str, Any]], version: int, deadline: float | None) -> None:
+        update = "UPDATE rooms SET seats = ?, version = ?, deadline = ? WHERE id = ?"
+        self._write(update, (json.dumps(seats), version, deadline, room_id))
 
     def set_speed(self, room_id: str, speed: str, version: int) -> None:
         self._write("UPDATE rooms SET ai_speed = ?, version = ? WHERE id = ?", (speed, version, room_id))

@@ -109,6 +109,7 @@ def test_rule_44_6_a_line_reaches_the_room_under_the_seats_name_stored_with_its_
         answer = await ana.ask({"type": "chat", "text": "  suerte a todos\n"}, "c")
         line = {"version": version + 1, "type": "chat", "seat": 0, "name": "Ana", "text": "suerte a todos"}
         line["at"] = clock.t
+        line["ply"] = manager.rooms[room["room"]].session.ply  # said before any move
         assert answer == {**line, "re": "c"}
         for client, start in zip((bob, watcher), starts, strict=True):
             assert await client.wait_for(lambda m: m.get("type") == "chat", start) == line
@@ -203,6 +204,33 @@ def test_rule_44_6_the_chat_survives_a_restart_and_a_resync_resends_the_missed_l
         _, welcome = await join(manager, room, 1)
         assert welcome["chat"] == lines
         assert welcome["version"] == lines[-1]["version"] + 1  # then seat 1 arrived (a presence event)
+
+    asyncio.run(restart())
+
+
+def test_a_line_carries_the_ply_it_was_said_at_and_a_restart_gives_each_stored_line_the_same(tmp_path: Path) -> None:
+    """A game screen puts each line among the board's events by its ply (Frontera's one column, docs/PLAY.md)."""
+    db, clock = tmp_path / "rooms.sqlite3", FakeClock()
+
+    async def first() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        manager = manager_at(db, clock)
+        room = await create(manager, room_body("hhh"))
+        players = [(await join(manager, room, seat))[0] for seat in range(3)]
+        said = [await players[0].ask({"type": "chat", "text": "antes"}, "c0")]
+        for seat, player in enumerate(players):
+            await player.ask({"type": "pass", "ply": seat}, f"p{seat}")
+            clock.t += 1.0
+            said.append(await players[seat].ask({"type": "chat", "text": f"tras {seat}"}, f"c{seat + 1}"))
+        assert [line["ply"] for line in said] == [0, 1, 2, 3]
+        return room, [{k: v for k, v in line.items() if k != "re"} for line in said]
+
+    room, lines = asyncio.run(first())
+
+    async def restart() -> None:
+        manager = manager_at(db, clock)
+        assert manager.restore() == [room["room"]]
+        _, welcome = await join(manager, room, 1)
+        assert welcome["chat"] == lines  # the chat table keeps no ply: the moves' versions give it back
 
     asyncio.run(restart())
 

@@ -1,6 +1,7 @@
-"""Turn clocks (docs/PLAY.md, "Turn clocks"): a room's creator picks none, 60 s, 1 h or 24 h a turn; the
-server applies the game's timeout action when a deadline passes, with nobody connected and across restarts,
-exactly once; a room with a clock does not expire while its game runs.
+"""Turn clocks (docs/PLAY.md, "Turn clocks"): a room's creator picks none, 60 s, 1 h or 24 h a turn; the clock
+starts once every person has opened their seat (the waiting room), then the server applies the game's timeout
+action when a deadline passes, with nobody connected and across restarts, exactly once; a room with a clock does
+not expire while its game runs.
 
 The clock is injected (a FakeClock the test moves) and the test calls the check itself: no sleeps. A
 "restart" is a second RoomManager on the same database file, the first abandoned as a killed one would be.
@@ -22,7 +23,7 @@ from play.records import RecordStore
 from play.rooms import RoomManager
 from play.storage import SCHEMA_VERSION, SqliteRoomStore
 from play.strategies import Catalogue
-from tests.play_storage_helpers import WAIT_S, FakeClock, create, room_body, stored_rooms
+from tests.play_storage_helpers import WAIT_S, FakeClock, create, join, room_body, stored_rooms
 
 
 def manager_at(db: Path, clock: FakeClock) -> RoomManager:
@@ -31,6 +32,45 @@ def manager_at(db: Path, clock: FakeClock) -> RoomManager:
 
 def clocked(seats: str, clock: Any, game: str = "domain_wheel") -> dict[str, Any]:
     return {**room_body(seats, game), "clock": clock}
+
+
+async def arrive_and_go(manager: RoomManager, room: dict[str, Any]) -> None:
+    """Open every person's seat once, then close them all: the clock runs from then on, with nobody connected."""
+    for seat, entry in enumerate(room["seats"]):
+        if entry["type"] == "human":
+            client, _ = await join(manager, room, seat)
+            await client.leave()
+
+
+def test_the_clock_waits_until_every_person_has_opened_their_seat_and_remembers_who_did(tmp_path: Path) -> None:
+    db, clock = tmp_path / "rooms.sqlite3", FakeClock()
+
+    async def first() -> dict[str, Any]:
+        manager = manager_at(db, clock)
+        room = await create(manager, clocked("hha", 60))
+        live = manager.rooms[room["room"]]
+        assert room["summary"]["deadline"] is None and live.status() == "waiting"
+        await join(manager, room, 0)
+        clock.t += 3600  # one person waits an hour for the other: nothing runs out meanwhile
+        assert await manager.check_clocks() == [] and live.session.ply == 0 and live.deadline is None
+        _, welcome = await join(manager, room, 1)
+        assert live.status() == "playing" and live.deadline == clock.t + 60
+        assert welcome["room"]["deadline"] == clock.t + 60
+        return room
+
+    room = asyncio.run(first())
+    (stored,) = SqliteRoomStore(db).unfinished()
+    assert stored.deadline == clock.t + 60 and [s["joined"] for s in stored.seats] == [True, True, False]
+
+    async def restart() -> None:
+        manager = manager_at(db, clock)
+        assert manager.restore() == [room["room"]]
+        live = manager.rooms[room["room"]]
+        assert live.status() == "playing" and live.deadline == clock.t + 60  # nobody need come back for it
+        clock.t += 61
+        assert await manager.check_clocks() == [room["room"]] and live.session.ply == 1
+
+    asyncio.run(restart())
 
 
 @pytest.mark.parametrize("bad", [30, "60", 60.0, True, [60], "1h"])
@@ -53,7 +93,8 @@ def test_a_clock_that_runs_out_with_nobody_connected_passes_once(tmp_path: Path)
         manager = manager_at(tmp_path / "rooms.sqlite3", clock)
         room = await create(manager, clocked("hhh", 60))
         live = manager.rooms[room["room"]]
-        assert room["summary"]["clock"] == 60 and room["summary"]["deadline"] == clock.t + 60
+        await arrive_and_go(manager, room)
+        assert room["summary"]["clock"] == 60 and live.deadline == clock.t + 60
         clock.t += 59.9
         assert await manager.check_clocks() == []
         clock.t += 0.2
@@ -75,7 +116,9 @@ def test_a_clock_that_ran_out_while_the_server_was_down_is_applied_once_at_the_n
 
     async def first() -> str:
         manager = manager_at(db, clock)
-        return (await create(manager, clocked("hhh", 3600)))["room"]
+        room = await create(manager, clocked("hhh", 3600))
+        await arrive_and_go(manager, room)
+        return str(room["room"])
 
     async def restart() -> tuple[int, int | None, float | None]:
         manager = manager_at(db, clock)
@@ -120,6 +163,7 @@ def test_an_ai_seat_of_a_clocked_room_plays_with_nobody_connected(tmp_path: Path
         while live.session.ply < 1 and loop.time() < give_up:
             await asyncio.sleep(0.01)
         assert live.session.ply == 1 and live.session.turn == 1
+        assert live.deadline is None  # its person has not come yet: the AI's move starts no clock
         await manager.shutdown()
 
     asyncio.run(scenario())

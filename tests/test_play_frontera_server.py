@@ -163,7 +163,10 @@ def test_rule_12_the_clock_auto_deploys_the_unready_then_ends_a_turn_and_ai_seat
         manager = RoomManager(Catalogue([]), RecordStore(tmp_path / "r"), ai_workers=1, store=store, now=clock)
         room = await create(manager, {**body("hha"), "clock": 60})
         live = manager.rooms[room["room"]]
-        client, welcome = await join(manager, room, 0)
+        other, _ = await join(manager, room, 1)  # the second person opens the link and goes
+        await other.leave()
+        client, welcome = await join(manager, room, 0)  # the last person: the deployment's clock starts
+        assert live.deadline == clock.t + 60
         t0 = welcome["state"]["state"]["owner"].index(0)
         await client.ask({"type": "input", "action": "place", "cell": t0, "count": 1}, "p")
         clock.t += 30

@@ -112,7 +112,7 @@ def test_issue44_5_the_right_token_sees_its_game_and_whose_turn_it_is(client: Te
     assert first["room"] == room["room"] and first["seat"] == 0 and first["game"] == "domain_wheel"
     assert first["title"] == "Domain Wheel" and first["status"] == "waiting" and first["over"] is False
     assert first["your_turn"] is True and first["turn"] == 0 and first["turn_name"] == "Ana" and first["you"] == "Ana"
-    assert first["clock"] == 3600 and first["deadline"] == clock.t + 3600
+    assert first["clock"] == 3600 and first["deadline"] is None  # nobody has opened a seat: the clock waits
     assert [(o["seat"], o["name"], o["type"], o["presence"]) for o in first["opponents"]] == [
         (1, "Bruno", "human", "away"),
         (2, "Carla", "human", "away"),
@@ -124,6 +124,7 @@ def test_issue44_5_the_right_token_sees_its_game_and_whose_turn_it_is(client: Te
 
 def test_issue44_5_after_a_move_the_turn_and_deadline_follow(client: TestClient, clock: FakeClock) -> None:
     room = new_room(client, "conquer", ("Ana", "Bruno"), clock=60)
+    play(client, room, 1)  # Bruno opens his link: the clock starts when Ana opens hers
     clock.t += 10
     play(client, room, 0, {"type": "pass"})
     first, second = ask(client, room, (0, None), (1, None))

@@ -59,6 +59,15 @@ def open_seat(page: Any, server: LiveServer, room: dict[str, Any], seat: int) ->
     page.wait_for_selector("[data-testid=game-screen]")
 
 
+def arrive(server: LiveServer, room: dict[str, Any], seat: int) -> None:
+    """Open seat ``seat`` once from a scripted websocket client and leave (a clocked room's clock waits for it)."""
+    from websockets.sync.client import connect
+
+    with connect(server.url.replace("http", "ws", 1) + "/ws", open_timeout=60) as ws:
+        ws.send(json.dumps({"type": "hello", "room": room["room"], "token": room["seats"][seat]["token"]}))
+        assert json.loads(ws.recv(timeout=60))["type"] == "welcome"
+
+
 def pass_turn(server: LiveServer, room: dict[str, Any], seat: int) -> None:
     """Play seat ``seat``'s pass from a scripted websocket client, as its player in another browser would."""
     from websockets.sync.client import connect
@@ -75,6 +84,7 @@ def pass_turn(server: LiveServer, room: dict[str, Any], seat: int) -> None:
 def test_issue44_5_tus_partidas_lists_two_games_opens_one_and_forgets_one(page: Any, live_server: LiveServer) -> None:
     wheel = new_room(live_server, "domain_wheel", ["Ana", "Bruno", "Carla"])
     conquer = new_room(live_server, "conquer", ["Dora", "Eva"], clock=3600)
+    arrive(live_server, conquer, 0)  # Dora has opened her link: the clock runs once Eva opens hers
     open_seat(page, live_server, wheel, 0)
     open_seat(page, live_server, conquer, 1)
     page.evaluate(GONE_SEAT)
