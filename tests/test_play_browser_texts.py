@@ -48,3 +48,40 @@ def test_tutorial_texts_are_our_own_words() -> None:
     for key, text in table("es").items():
         if key.startswith("tutorial."):
             assert not shingles(text) & copied, f"{key} repeats the manual's wording"
+
+
+STATIC_JS = ROOT / "play" / "static" / "js"
+#: a literal key given to t() or tn(), or named by a data-i18n attribute
+LITERAL_KEY = re.compile(r'\b(?:t|tn)\(\s*"([A-Za-z0-9_.]+)"|"data-i18n(?:-[a-z]+)?":\s*"([A-Za-z0-9_.]+)"')
+
+
+def test_every_key_the_pages_name_has_a_text_in_both_languages() -> None:
+    """A key the page asks for and the tables lack is shown raw (i18n.js t() falls back to the key itself)."""
+    es, en = table("es"), table("en")
+    named = {
+        (m.group(1) or m.group(2), path.name)
+        for path in STATIC_JS.rglob("*.js")
+        for m in LITERAL_KEY.finditer(path.read_text(encoding="utf-8"))
+    }
+    assert len(named) > 200  # the scan still finds the page's keys
+    plural = {k.rsplit(".", 1)[0] for k in es if k.endswith((".one", ".other"))}
+    missing = sorted((key, name) for key, name in named if key not in plural and (key not in es or key not in en))
+    assert not missing, f"keys without a text: {missing}"
+
+
+@pytest.mark.parametrize("game", ["alveole", "conquer", "frontera"])
+def test_every_board_game_screen_has_its_keyboard_and_touch_hints(game: str) -> None:
+    """ui/board_game.js shows `${game}.keys_hint` and `${game}.touch_hint` under every board game's panels."""
+    for code in ("es", "en"):
+        texts = table(code)
+        assert texts[f"{game}.keys_hint"].strip() and texts[f"{game}.touch_hint"].strip()
+
+
+def test_every_kind_of_frontera_log_entry_has_its_text() -> None:
+    """ui/frontera.js writes each log entry as `frontera.log.${kind}`: every input, clock event and abandonment."""
+    from play.games.frontera import _CLOCK_EVENTS, INPUTS
+
+    for code in ("es", "en"):
+        texts = table(code)
+        for kind in (*INPUTS, *_CLOCK_EVENTS, "abandon", "deployment"):
+            assert "{who}" in texts[f"frontera.log.{kind}"] or kind.endswith("timeout"), (code, kind)

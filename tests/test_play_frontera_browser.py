@@ -112,15 +112,34 @@ def reinforce(pg: Any, session: Any) -> None:
     synced(pg, session)
 
 
-def blitz(pg: Any, session: Any, checks: bool) -> None:
-    """Blitz from the strongest edge over the weakest enemy beside it if it has two armies more; adjust a conquest."""
+def set_range(pg: Any, testid: str, value: int) -> None:
+    """Move a range input to ``value`` as a player's drag does (its ``input`` event)."""
+    pg.eval_on_selector(
+        f"[data-testid={testid}]",
+        "(r, v) => { r.value = String(v); r.dispatchEvent(new Event('input', { bubbles: true })); }",
+        value,
+    )
+
+
+def blitz(pg: Any, session: Any, checks: bool, leave_open: bool = False) -> tuple[int, int] | None:
+    """Blitz from the strongest edge over the weakest enemy beside it if it has two armies more; adjust a conquest.
+
+    The garrison is always the window's upper bound. With ``leave_open`` the window is left open at that value for
+    the caller's next action to close (R-6.2: any other action closes it keeping the value set); return the
+    conquered territory and that value if it was left open.
+    """
     game, st = session.game, session.game.state
     moves = [a for a in game.legal_actions() if isinstance(a, Blitz)]
     if not moves:
-        return
+        return None
     move = max(moves, key=lambda a: int(st.armies[a.source]) - int(st.armies[a.target]))
     if st.armies[move.source] <= st.armies[move.target] + 1:
-        return
+        return None
+    if checks:  # a right click outside the deployment does nothing: it neither selects nor attacks (R-2.7)
+        ply = session.ply
+        territory(pg, move.source).click(button="right")
+        territory(pg, move.target).click(button="right")
+        assert session.ply == ply and pg.locator(".fr-territory.selected").count() == 0
     pg.check("[data-testid=fr-blitz]")
     territory(pg, move.source).click()
     if checks:  # R-5.1: the lit targets are the enemy neighbours
@@ -134,11 +153,20 @@ def blitz(pg: Any, session: Any, checks: bool) -> None:
         dice = sorted([int(d) for d in roll[4:7] if d] + [int(d) for d in roll[7:10] if d])
         shown = pg.eval_on_selector_all("[data-testid=fr-die]", "ds => ds.map(d => Number(d.textContent))")
         assert sorted(shown) == dice
-    if game.phase == "window":  # R-5.5: the garrison of the conquest, at most its upper bound (the page's default)
+    if game.phase == "window":  # R-6.2: the slider opens on the armies that crossed (a), and goes up to hi
+        _, target, crossed, _, hi = (int(x) for x in st.window)
         assert pg.inner_text("[data-testid=fr-quota]").startswith(spanish("frontera.window_help").split("{")[0])
+        assert pg.get_attribute("[data-testid=fr-occupy-count]", "value") == str(crossed)
+        assert pg.inner_text("[data-testid=fr-occupy-value]") == str(crossed)
+        set_range(pg, "fr-occupy-count", hi)
+        assert pg.inner_text("[data-testid=fr-occupy-value]") == str(hi)
+        if leave_open:
+            assert pg.is_visible("[data-testid=fr-end-attack]")  # the window does not hold the turn up
+            return target, hi
         pg.click("[data-testid=fr-occupy]")
         wait_until(lambda: game.phase != "window", "the adjust window's close")
         synced(pg, session)
+    return None
 
 
 def regroup(pg: Any, session: Any) -> bool:
@@ -156,7 +184,11 @@ def regroup(pg: Any, session: Any) -> bool:
     territory(pg, src).click()
     assert lit(pg) >= set(dests)  # R-7.1: every own territory it reaches through own ones
     left = int(st.moves_left)
-    territory(pg, dests[0]).click()
+    territory(pg, dests[0]).click()  # the origin, the destination, then how many go (the rules page, "Reagrupe")
+    pg.wait_for_selector("[data-testid=fr-move-panel]")
+    assert pg.get_attribute("[data-testid=fr-move-count]", "max") == str(int(st.armies[src]) - 1)
+    assert st.moves_left == left and lit(pg) == {dests[0]}
+    pg.click("[data-testid=fr-move]")  # all but one, the panel's default
     wait_until(lambda: st.moves_left == left - 1, "the regroup move")
     synced(pg, session)
     return True
@@ -179,7 +211,7 @@ def test_a_whole_three_player_game_against_two_scripted_ais_through_the_page(
     territory(pg, mine).click(modifiers=["Shift"])  # all at once
     wait_until(lambda: game.state.deploy_left[0] == 0, "the whole deployment")
     pg.click("[data-testid=fr-ready]")
-    turns = trades = 0
+    turns = trades = windows_closed_by_others = 0
     regrouped = False
     while turns < MAX_TURNS:
         wait_until(lambda: my_turn(game), "the human's turn")
@@ -188,12 +220,16 @@ def test_a_whole_three_player_game_against_two_scripted_ais_through_the_page(
         turns += 1
         trades += len(game.state.hand_of(0)) >= 5
         reinforce(pg, session)
-        blitz(pg, session, checks=turns == 1)
+        left_open = blitz(pg, session, checks=turns == 1, leave_open=not regrouped and not windows_closed_by_others)
         if game.over:
             break
         if not regrouped:
-            pg.click("[data-testid=fr-end-attack]")
+            pg.click("[data-testid=fr-end-attack]")  # closes an open window at the slider's value first
             wait_until(lambda: game.phase == "regroup", "the regroup phase")
+            if left_open:
+                target, garrison = left_open
+                assert game.state.armies[target] == garrison
+                windows_closed_by_others += 1
             synced(pg, session)
             regrouped = regroup(pg, session)
         turn = int(game.state.turn_index)
@@ -201,7 +237,8 @@ def test_a_whole_three_player_game_against_two_scripted_ais_through_the_page(
         # the turn count, not whose turn it is: instant AIs can hand the turn back before a poll sees another seat's
         wait_until(lambda t=turn: game.state.turn_index > t or game.over, "the end of the human's turn")
     assert game.over, f"the game did not end within {MAX_TURNS} of the human's turns"
-    assert (turns, trades, regrouped) == (6, 1, True)  # the seed's game: it met each screen of a turn
+    # the seed's game: it met each screen of a turn, and one adjust window closed by ending the attack
+    assert (turns, trades, regrouped, windows_closed_by_others) == (6, 1, True, 1)
     pg.wait_for_selector("[data-testid=game-over-panel]:not([hidden])")
     name = live_server.rooms[room["room"]].seats[game.winner].name
     assert pg.inner_text("[data-testid=game-over-reason]") == spanish("frontera.end.winner", name=name)

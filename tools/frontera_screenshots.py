@@ -136,6 +136,10 @@ def play(url: str, manager: Any, page: Any, out: Path) -> None:
     big = max((t for t in range(game.ctx.n) if st.owner[t] == 0), key=lambda t: int(st.armies[t]))
     page.wait_for_selector("[data-phase=regroup]")
     territory(page, big).click()
+    lit = page.eval_on_selector_all(".fr-territory.lit", "gs => gs.map(g => Number(g.dataset.t))")
+    if lit:  # the destination too: the move panel asks how many go
+        territory(page, lit[0]).click()
+        page.wait_for_selector("[data-testid=fr-move-panel]")
     shoot(page, out, "regroup", "fr-phase")
     page.get_by_test_id("fr-end-turn").click()
     wait_until(lambda: game.over or (game.current == 0 and game.phase == "reinforce"), "seat 1's next turn")

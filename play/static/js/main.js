@@ -79,22 +79,26 @@ async function showGame(roomId, token, seat) {
   if (conn.role === "player" && token) rememberSeat({ room: roomId, seat: conn.seat, token, game: conn.room?.game });
   const saved = JSON.parse(sessionStorage.getItem(`dw.room.${roomId}`) || "null");
   const invites = saved ? () => invitePanel(saved) : null;
+  // a fresh room with several human seats shows its invite links once, open (the board games' side column)
+  const firstInvites = Boolean(saved && saved.invites.length > 1 && !sessionStorage.getItem(`dw.room.${roomId}.shown`));
+  const boardInvites = saved && saved.invites.length > 1 ? { invites, invitesOpen: firstInvites } : {};
+  if (firstInvites && conn.room?.game !== "domain_wheel") sessionStorage.setItem(`dw.room.${roomId}.shown`, "1");
   root.replaceChildren();
   if (conn.room?.game === "conquer") {
     screen = new ConquerScreen(root, { layout: conn.layout, players: conn.players, seat: conn.seat, conn,
-      speed: conn.speed, onExit: () => goHash("#conquer") });
+      speed: conn.speed, onExit: () => goHash("#conquer"), ...boardInvites });
     if (conn.view) screen.update(conn.view);
     return;
   }
   if (conn.room?.game === "frontera") {
     screen = new FronteraScreen(root, { layout: conn.layout, players: conn.players, seat: conn.seat, conn,
-      speed: conn.speed, onExit: () => goHash("#frontera"), onMenu: goMenu });
+      speed: conn.speed, onExit: () => goHash("#frontera"), onMenu: goMenu, ...boardInvites });
     if (conn.view) screen.update(conn.view);
     return;
   }
   if (conn.room?.game === "alveole") {
     screen = new AlveoleScreen(root, { layout: conn.layout, players: conn.players, seat: conn.seat, conn,
-      speed: conn.speed, onExit: () => goHash("#alveole") });
+      speed: conn.speed, onExit: () => goHash("#alveole"), ...boardInvites });
     if (conn.view) screen.update(conn.view);
     return;
   }

@@ -131,11 +131,14 @@ export class FronteraBoard {
       labelLayer.append(label);
       return path;
     });
+    // the attack arrow's head, one per seat colour (the arrow is drawn in the attacker's colour)
     const defs = svg("defs");
-    const marker = svg("marker", { id: "fr-head", viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 5, markerHeight: 5,
-      orient: "auto-start-reverse" });
-    marker.append(svg("path", { d: "M0,0L10,5L0,10z", class: "fr-arrow-head" }));
-    defs.append(marker);
+    for (const seat of ["", 0, 1, 2, 3, 4, 5]) {
+      const marker = svg("marker", { id: `fr-head${seat === "" ? "" : `-p${seat}`}`, viewBox: "0 0 10 10", refX: 8, refY: 5,
+        markerWidth: 5, markerHeight: 5, orient: "auto-start-reverse" });
+      marker.append(svg("path", { d: "M0,0L10,5L0,10z", class: `fr-arrow-head${seat === "" ? "" : ` p${seat}`}` }));
+      defs.append(marker);
+    }
     this.svg.append(defs, cellsLayer, inner, borders, seaLayer, this.regionLayer, labelLayer, this.arrowLayer, countLayer);
     const box = { x: x0, y: y0, w: Math.max(...xs) + pad - x0, h: Math.max(...ys) + pad - y0 };
     this.camera = new MapCamera(this.svg, box, S * Math.sqrt(3), (cam) => this.setZoom(cam.k));
@@ -149,6 +152,7 @@ export class FronteraBoard {
       const b = document.createElement("button");
       Object.assign(b, { type: "button", textContent: sign, title: text(key), onclick: fn });
       b.setAttribute("aria-label", text(key));
+      Object.assign(b.dataset, { i18nTitle: key, i18nAria: key }); // a change of language reaches them
       b.dataset.testid = testid;
       return b;
     };
@@ -183,6 +187,7 @@ export class FronteraBoard {
   _bind(g, t) {
     let timer = null;
     let long = false;
+    let touched = false; // the last press on this territory was a finger's
     g.addEventListener("click", (ev) => {
       if (long) return void (long = false);
       if (this.camera.touch && this._tooSmall(g)) return void this._zoomTo(g, ev);
@@ -190,9 +195,13 @@ export class FronteraBoard {
     });
     g.addEventListener("contextmenu", (ev) => {
       ev.preventDefault();
+      // a phone's browser fires contextmenu at the end of a long press too: that press placed them all already, so
+      // only a mouse's right button takes an army back (the rules page: "Deshacer" on a phone)
+      if (touched) return;
       this.hooks.onTerritory(t, { all: ev.shiftKey, alt: true });
     });
     g.addEventListener("pointerdown", (ev) => {
+      touched = ev.pointerType === "touch";
       if (ev.pointerType !== "touch") return;
       long = false;
       timer = setTimeout(() => {
@@ -216,6 +225,11 @@ export class FronteraBoard {
   _zoomTo(g, ev) {
     const r = g.getBoundingClientRect();
     this.camera.zoom(TAP_ZOOM_PX / Math.max(1, Math.min(r.width, r.height)), ev.clientX, ev.clientY);
+  }
+
+  /** Show the whole map (the screens' "whole board" button and key R; the map's own ⤢ button and key 0). */
+  overview() {
+    this.camera.fit();
   }
 
   /** Draw a server view `v` (the screens' common call; the game screen then draws its marks with draw()). */
@@ -245,12 +259,17 @@ export class FronteraBoard {
       const o = st.region_owner[r];
       path.setAttribute("class", `fr-region-line${o >= 0 ? ` held p${o}` : ""}`);
       path.dataset.owner = String(o);
+      // a region held whole shows it by its outline and its name in the holder's colour (the rules page, "Refuerzos")
+      const label = this.regionLabels[r][0];
+      label.setAttribute("class", `fr-region-name${o >= 0 ? ` held p${o}` : ""}`);
+      label.dataset.owner = String(o);
     });
     this.arrowLayer.replaceChildren();
     if (marks.arrow) {
       const [a, b] = marks.arrow.map((t) => this.capitals[t]);
-      this.arrowLayer.append(svg("line", { class: `fr-arrow${marks.arrowSeat >= 0 ? ` p${marks.arrowSeat}` : ""}`,
-        "data-testid": "attack-arrow", x1: a[0], y1: a[1], x2: b[0], y2: b[1], "marker-end": "url(#fr-head)" }));
+      const seat = marks.arrowSeat >= 0 ? ` p${marks.arrowSeat}` : "";
+      this.arrowLayer.append(svg("line", { class: `fr-arrow${seat}`, "data-testid": "attack-arrow", "data-seat": marks.arrowSeat ?? "",
+        x1: a[0], y1: a[1], x2: b[0], y2: b[1], "marker-end": `url(#fr-head${seat.replace(" ", "-")})` }));
     }
     const hit = marks.arrow ? marks.arrow[1] : marks.defending;
     if (hit !== undefined && hit !== null) this.groups[hit].classList.add("defending");

@@ -98,7 +98,7 @@ export class MapCamera {
     this.onChange(this);
   }
 
-  /** Handle a camera key; return true when it was one (W A S D and the arrows pan, + and - zoom, 0 fits). */
+  /** Handle a camera key; return true when it was one (W A S D and the arrows pan, + and - zoom, 0 or R fits). */
   key(ev) {
     const [w, h] = this.size();
     const step = 0.15;
@@ -108,7 +108,7 @@ export class MapCamera {
     if (moves[k]) this.pan(...moves[k]);
     else if (k === "+" || k === "=") this.zoom(STEP);
     else if (k === "-" || k === "_") this.zoom(1 / STEP);
-    else if (k === "0") this.fit();
+    else if (k === "0" || k === "r") this.fit();
     else return false;
     return true;
   }

@@ -30,7 +30,9 @@ export const optionLabel = (label, input) => el("label", { class: "opt" }, el("s
 
 /** The button that shows the whole board upright again (a finger's zooming tap, a pinch or a twist undone; key R). */
 function overviewButton(screen) {
-  return el("button", { type: "button", "data-testid": "board-overview", onclick: () => screen.board?.map?.overview() },
+  // a hex board's map view turns and zooms; Frontera's board is its own map
+  const overview = () => (screen.board?.map ?? screen.board)?.overview?.();
+  return el("button", { type: "button", "data-testid": "board-overview", onclick: overview },
     el("span", { "data-i18n": "board.overview" }, t("board.overview")), el("kbd", { class: "key-hint", "aria-hidden": "true" }, "R"));
 }
 
@@ -113,7 +115,7 @@ export class BoardMenuScreen {
     }, `${id}-show-advanced`);
     const options = this.optionFields(game, saved);
     const speedSel = speedSelect({ "data-testid": "menu-ai-speed" }, saved.speed);
-    const clock = clockSelect(saved.clock);
+    const clock = clockSelect(saved.clock, this.spec.clocks);
     const errorEl = el("p", { class: "error-box", hidden: true, "data-testid": "menu-error", role: "alert" });
     const start = async () => {
       errorEl.hidden = true;
@@ -234,6 +236,25 @@ export class BoardGameScreen {
     return v.turn === this.seat ? t("banner.your_turn") : t("banner.turn_of", { name: this._name(v.turn) });
   }
 
+  /** Return the room's invite links (a room made here with several people's seats), folded after the first showing. */
+  invitesBox() {
+    if (!this.opts.invites) return null;
+    const box = el("details", { class: "panel invites-box", "data-testid": "invites-box" },
+      el("summary", { "data-i18n": "invite.title", text: t("invite.title") }), this.opts.invites());
+    box.open = Boolean(this.opts.invitesOpen);
+    return box;
+  }
+
+  /** Return the chat panel's options beyond the seat and its colour mark (chat.js ChatPanel). */
+  chatOptions() {
+    return {};
+  }
+
+  /** Return the i18n key of the move log's heading. */
+  logTitle() {
+    return "game.log";
+  }
+
   /** Update the game's own controls and panels for view `v`. */
   updateControls(_v) {}
 
@@ -263,22 +284,23 @@ export class BoardGameScreen {
     const speedSel = speedSelect({ "data-testid": "ai-speed", onchange: (ev) => this.opts.conn.setSpeed(ev.target.value) },
       this.opts.speed);
     this.chat = new ChatPanel(this.opts.conn, { canWrite: this.seat !== null,
-      swatch: (p) => el("span", { class: `${this.spec.stone} p${p}`, "aria-hidden": "true" }) });
-    this.chat.el.classList.add("panel");
+      swatch: (p) => el("span", { class: `${this.spec.stone} p${p}`, "aria-hidden": "true" }), ...this.chatOptions() });
+    if (!this.chat.onLines) this.chat.el.classList.add("panel"); // in the log's panel when it joins the log
     this.screenEl = el("div", { class: `${game}-screen game-screen`, "data-testid": "game-screen", "data-game": game },
       this.boardEl,
       el("aside", { class: `${game}-side` },
         el("h1", { text: title }),
-        this.bannerEl, this.cardsEl, ...this.panels(),
+        this.bannerEl, this.invitesBox(), this.cardsEl, ...this.panels(),
         el("div", { class: "row" }, ...this.controls().map((c) => Object.assign(c, { hidden: this.seat === null })),
           // a spectator gets no player controls (the server refuses their moves and speed changes)
-          this.seat === null ? null : el("label", { class: "inline" }, el("span", { text: t("game.ai_speed") }), speedSel),
+          this.seat === null ? null : el("label", { class: "inline" }, el("span", { "data-i18n": "game.ai_speed", text: t("game.ai_speed") }), speedSel),
           overviewButton(this), ...this.exitControls(leave), langSwitch(), this.statusEl),
         // each where it can be used: keys where there is a keyboard, gestures where there is a touch screen
         el("p", { class: "muted keys-hint board-hint", "data-i18n": `${game}.keys_hint` }, t(`${game}.keys_hint`)),
         el("p", { class: "muted touch-hint board-hint", "data-i18n": `${game}.touch_hint` }, t(`${game}.touch_hint`)),
-        el("section", { class: "panel" }, el("h2", { text: t("game.log") }), this.logEl),
-        this.chat.el),
+        el("section", { class: "panel" }, el("h2", { "data-i18n": this.logTitle(), text: t(this.logTitle()) }), this.logEl,
+          ...(this.chat.onLines ? [this.chat.el] : [])),
+        this.chat.onLines ? null : this.chat.el),
       this.overEl, this.announcer.el);
     this.root.replaceChildren(this.screenEl);
   }

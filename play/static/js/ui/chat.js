@@ -28,18 +28,32 @@ function refusal(err) {
   return errorText(err);
 }
 
+/** Return one chat line's list item (the chat's own list, or a game's column of events and chat). */
+export function chatLine(line, swatch = () => null) {
+  const at = new Date(line.at * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return el("li", { class: "chat-line", "data-testid": "chat-line", "data-version": String(line.version), title: at },
+    swatch(line.seat),
+    el("strong", { class: "chat-name", text: `${line.name}: ` }),
+    el("span", { class: "chat-text", "data-testid": "chat-text", text: line.text }));
+}
+
 export class ChatPanel {
   /**
    * @param {object} conn the room connection (api.joinRoom): chat, say(text), onChat(fn), onStatus(fn)
-   * @param {{canWrite: boolean, swatch?: (seat: number) => HTMLElement}} opts canWrite: a seated player (spectators
-   *   read only); swatch: the game's mark of a seat's colour, shown before its name
+   * @param {{canWrite: boolean, swatch?: (seat: number) => HTMLElement, onLines?: Function}} opts canWrite: a seated
+   *   player (spectators read only); swatch: the game's mark of a seat's colour, shown before its name; onLines: the
+   *   screen shows the lines itself, among the board's events (called on every new line), and the panel keeps the
+   *   field and a screen reader's announcement of each new line
    */
-  constructor(conn, { canWrite, swatch = () => null }) {
+  constructor(conn, { canWrite, swatch = () => null, onLines = null }) {
     this.conn = conn;
     this.swatch = swatch;
-    this.linesEl = el("ol", { class: "chat-lines", "data-testid": "chat-lines", "aria-live": "polite" });
-    this.el = el("section", { class: "chat", "data-testid": "chat" },
-      el("h2", { "data-i18n": "chat.title", text: t("chat.title") }), this.linesEl);
+    this.onLines = onLines;
+    this.linesEl = onLines
+      ? el("p", { class: "visually-hidden", "data-testid": "chat-announce", "aria-live": "polite" })
+      : el("ol", { class: "chat-lines", "data-testid": "chat-lines", "aria-live": "polite" });
+    this.el = el("section", { class: `chat${onLines ? " chat-in-feed" : ""}`, "data-testid": "chat" },
+      onLines ? null : el("h2", { "data-i18n": "chat.title", text: t("chat.title") }), this.linesEl);
     if (canWrite) this.el.append(this._form());
     else this.el.append(el("p", { class: "muted chat-readonly", "data-testid": "chat-readonly",
       "data-i18n": "chat.read_only", text: t("chat.read_only") }));
@@ -64,13 +78,15 @@ export class ChatPanel {
 
   /** Redraw the room's lines (the connection holds them), keeping the newest in view. */
   render() {
-    this.linesEl.replaceChildren(...(this.conn.chat || []).map((line) => {
-      const at = new Date(line.at * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-      return el("li", { "data-testid": "chat-line", "data-version": String(line.version), title: at },
-        this.swatch(line.seat),
-        el("strong", { class: "chat-name", text: `${line.name}: ` }),
-        el("span", { class: "chat-text", "data-testid": "chat-text", text: line.text }));
-    }));
+    const lines = this.conn.chat || [];
+    if (this.onLines) {
+      // announce only a line newer than the ones already there when the page opened (a reload says nothing)
+      const last = lines[lines.length - 1];
+      if (last && this.heard !== undefined && last.version > this.heard) this.linesEl.textContent = `${last.name}: ${last.text}`;
+      this.heard = last ? last.version : 0;
+      return void this.onLines(lines);
+    }
+    this.linesEl.replaceChildren(...lines.map((line) => chatLine(line, this.swatch)));
     this.linesEl.lastElementChild?.scrollIntoView?.({ block: "nearest" });
   }
 

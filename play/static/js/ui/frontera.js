@@ -10,13 +10,17 @@ import { FronteraBoard, UNKNOWN } from "../board/frontera.js";
 import { BoardGameScreen, BoardMenuScreen, BoardReplayScreen, optionLabel } from "./board_game.js";
 import { seatStatus } from "./presence.js";
 import { leaveGame, seatMenu } from "./seat_menu.js";
+import { chatLine } from "./chat.js";
 import { notifyToggle, otherGames } from "./my_games.js";
 import { ring } from "./bell.js";
 import { startAutoplay, stopAutoplay } from "./autoplay.js";
 
 export const GAME = "frontera";
 const SEATS = ["red", "blue", "green", "yellow", "purple", "orange"];
-const SPEC = { game: GAME, title: "Frontera", seats: SEATS, stone: "fr-stone" };
+// the creator picks the turn clock, 60 s, 1 h or 24 h (the rules page, "Preparación"): a room always has one, so
+// a game left for the menu waits there (a room without a clock expires once nobody is connected, docs/PLAY.md)
+const CLOCK_CHOICES = { choices: ["60", "3600", "86400"], fallback: "86400" };
+const SPEC = { game: GAME, title: "Frontera", seats: SEATS, stone: "fr-stone", clocks: CLOCK_CHOICES };
 const HAND_LIMIT = 5;
 const FORCES_KEY = "dw.frontera.forces_open";
 
@@ -97,7 +101,10 @@ function diceParts(e, layout) {
       i < d.length ? die(d[i], defender, paired && !attackWins ? "wins" : paired ? "loses" : "unpaired") : el("span"));
   });
   const name = (tt) => (tt === null ? "?" : layout.territories[tt].name);
-  return [el("h2", { text: t("frontera.dice_title", { from: name(e.source), to: name(e.target) }) }),
+  // each side's column under its role (the rules page's "Atacante · Defensor"), the dice in the seats' colours
+  const head = el("div", { class: "fr-pair fr-sides" }, el("span", { text: t("frontera.attacker") }), el("span"),
+    el("span", { text: t("frontera.defender") }));
+  return [el("h2", { text: t("frontera.dice_title", { from: name(e.source), to: name(e.target) }) }), head,
     ...pairs, ...(e.conquered ? [el("p", { class: "fr-conquered", text: t("frontera.conquered") })] : [])];
 }
 
@@ -129,9 +136,10 @@ export class FronteraScreen extends BoardGameScreen {
 
   /** Drop the selected source (Escape, or a click on the water). */
   cancel() {
-    if (this.selected === null || !this.state) return;
+    if ((this.selected === null && !this.pending) || !this.state) return;
     this.selected = null;
-    this.drawMarks();
+    this.pending = null;
+    this.updateControls(this.state);
   }
 
   /** Escape drops the selection; W A S D, the arrows, + - and 0 move the map (not while typing in a field). */
@@ -143,13 +151,14 @@ export class FronteraScreen extends BoardGameScreen {
   }
 
   controls() {
-    const button = (id, key, fn) => el("button", { type: "button", "data-testid": id, onclick: fn }, t(key));
+    // built once and kept (show()): data-i18n lets a change of language reach them
+    const button = (id, key, fn) => el("button", { type: "button", "data-testid": id, "data-i18n": key, onclick: fn }, t(key));
     this.readyBtn = button("fr-ready", "frontera.ready", () => this.send({ action: "ready" }));
     this.undoBtn = button("fr-undo", "frontera.undo", () => this.undo());
-    this.endAttackBtn = button("fr-end-attack", "frontera.end_attack", () => this.send({ action: "end_attack" }));
+    this.endAttackBtn = button("fr-end-attack", "frontera.end_attack", () => this.afterWindow({ action: "end_attack" }));
     this.endTurnBtn = button("fr-end-turn", "frontera.end_turn", () => this.endTurn());
     this.blitzBox = el("input", { type: "checkbox", "data-testid": "fr-blitz" });
-    this.blitzLbl = el("label", { class: "inline" }, this.blitzBox, el("span", { text: t("frontera.blitz") }));
+    this.blitzLbl = el("label", { class: "inline" }, this.blitzBox, el("span", { "data-i18n": "frontera.blitz", text: t("frontera.blitz") }));
     // the phase's buttons live in the phase panel, beside what they act on (the shared row keeps speed and leave);
     // they stay in the page for good: redrawing the panel never moves them (see show())
     this.buttonRow = el("div", { class: "row fr-buttons" }, this.readyBtn, this.undoBtn, this.endAttackBtn, this.endTurnBtn,
@@ -170,15 +179,46 @@ export class FronteraScreen extends BoardGameScreen {
     this.others = otherGames(this.opts.conn.room?.room ?? null, () => ring());
     const foot = el("div", { class: "fr-forces-foot" }, notifyToggle("fr-notify"),
       el("div", { class: "row" },
-        el("button", { type: "button", "data-testid": "leave", onclick: () => (this.opts.onMenu || this.opts.onExit)?.() },
-          t("frontera.to_menu")),
+        el("button", { type: "button", "data-testid": "leave", "data-i18n": "frontera.to_menu",
+          onclick: () => (this.opts.onMenu || this.opts.onExit)?.() }, t("frontera.to_menu")),
         // R-11: leaving abandons (the territories become ownerless), so the page says so before it asks once
         leaveGame(this, this.opts.conn, { ask: "frontera.leave", confirm: "frontera.leave_confirm" })));
     this.forcesEl = el("details", { class: "panel fr-forces", "data-testid": "fr-forces" },
-      el("summary", { text: t("frontera.forces_title") }), this.regionsEl, this.others.section, foot);
+      el("summary", { "data-i18n": "frontera.forces_title", text: t("frontera.forces_title") }), this.regionsEl, this.others.section, foot);
     this.forcesEl.open = localStorage.getItem(FORCES_KEY) !== "0";
     this.forcesEl.addEventListener("toggle", () => localStorage.setItem(FORCES_KEY, this.forcesEl.open ? "1" : "0"));
     return [this.phaseEl, this.diceEl, this.windowEl, this.cardsPanel, this.forcesEl];
+  }
+
+  /**
+   * What players write and what happens on the board read in one column, in order (the rules page, "Charla"): the
+   * chat's lines go into the move log (drawFeed), the chat panel keeps its field under it.
+   */
+  chatOptions() {
+    return { onLines: () => this.drawFeed() };
+  }
+
+  logTitle() {
+    return "frontera.feed_title";
+  }
+
+  /**
+   * Draw the log's events and the chat's lines in one list: a line said at ply p (the server stamps it) after the
+   * events up to p. The side column stays where the player scrolled it; the list shows its newest line.
+   */
+  drawFeed() {
+    const v = this.state;
+    if (!v || !this.logEl) return;
+    const swatch = (p) => el("span", { class: `fr-stone p${p}`, "aria-hidden": "true" });
+    const items = [
+      ...(v.log || []).map((e, i) => [e.ply, 0, i, el("li", { value: e.ply, "data-testid": "log-entry", text: this.logText(e) })]),
+      ...(this.opts.conn.chat || []).map((line, i) => [line.ply ?? Infinity, 1, i, chatLine(line, swatch)]),
+    ].sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+    const side = this.logEl.closest(".frontera-side");
+    const top = side?.scrollTop ?? 0;
+    this.logEl.replaceChildren(...items.map((x) => x[3]));
+    if (side) side.scrollTop = top;
+    this.logEl.scrollTop = this.logEl.scrollHeight;
   }
 
   /** The way out lives at the foot of the forces panel (panels()), as the rules page places it. */
@@ -234,7 +274,7 @@ export class FronteraScreen extends BoardGameScreen {
     if (src === null || st.owner[src] !== this.seat) return [];
     const phase = st.phase;
     if (phase === "regroup") return st.armies[src] >= 2 && st.turn?.moves_left ? this.reachable(st, src) : [];
-    if (phase === "attack" || (phase === "reinforce" && st.turn?.pool === 0)) {
+    if (phase === "attack" || phase === "window" || (phase === "reinforce" && st.turn?.pool === 0)) {
       return st.armies[src] >= 2 ? this.neighbours(src).filter((u) => st.owner[u] !== this.seat) : [];
     }
     return [];
@@ -252,6 +292,7 @@ export class FronteraScreen extends BoardGameScreen {
       } else if (st.deploy_left > 0) this.send({ action: "place", cell: tt, count: how.all ? st.deploy_left : 1 });
       return;
     }
+    if (how.alt) return; // a right click takes a provisional army back, in the deployment only (R-2.7)
     const pool = st.turn?.pool || 0;
     if ((st.phase === "reinforce" || st.phase === "forced") && pool > 0) {
       if (own) this.send({ action: "deploy", cell: tt, count: how.all ? pool : 1 });
@@ -259,18 +300,29 @@ export class FronteraScreen extends BoardGameScreen {
     }
     if (this.selected !== null && this.targets(st, this.selected).includes(tt)) {
       const src = this.selected;
-      if (st.phase === "regroup") this.send({ action: "regroup", from: src, to: tt, count: this.moveCount(st, src) });
-      else this.send({ action: this.blitzBox.checked ? "blitz" : "attack", from: src, to: tt });
+      if (st.phase === "regroup" && how.all) this.send({ action: "regroup", from: src, to: tt, count: st.armies[src] - 1 });
+      else if (st.phase === "regroup") {
+        // the origin, then the destination, and then how many go (the rules page, "Reagrupe"): the move panel asks
+        this.pending = { from: src, to: tt };
+        this.updateControls(this.state);
+      } else this.afterWindow({ action: this.blitzBox.checked ? "blitz" : "attack", from: src, to: tt });
       return;
     }
     this.selected = own && this.targets(st, tt).length ? tt : null;
+    this.pending = null;
     this.updateControls(this.state); // the lit targets, and in regroup the count of armies to move
   }
 
-  moveCount(st, src) {
+  /** Send the pending regroup move with the count its panel shows (all but one unless changed). */
+  move() {
+    const st = this.state?.state;
+    const m = this.pending;
+    if (!st || !m) return;
     const want = Number(this.phaseLinesEl.querySelector("[data-testid=fr-move-count]")?.value || 0);
-    const most = st.armies[src] - 1;
-    return want >= 1 && want <= most ? want : most;
+    const most = st.armies[m.from] - 1;
+    this.pending = null;
+    this.selected = null;
+    this.send({ action: "regroup", from: m.from, to: m.to, count: want >= 1 && want <= most ? want : most });
   }
 
   undo() {
@@ -282,8 +334,21 @@ export class FronteraScreen extends BoardGameScreen {
   }
 
   async endTurn() {
-    if (this.state?.state.phase !== "regroup" && !(await this.send({ action: "end_attack" }))) return;
+    if (this.state?.state.phase !== "regroup" && !(await this.afterWindow({ action: "end_attack" }))) return;
     this.send({ action: "end_turn" });
+  }
+
+  /**
+   * Send `input` after closing an open adjust window at the value its slider shows: the window closes with any
+   * other action keeping the value set so far (R-6.2, A32), and the engine would keep the armies that crossed.
+   */
+  async afterWindow(input) {
+    const w = this.state?.state.phase === "window" ? this.state.state.turn?.window : null;
+    const slider = this.windowEl.querySelector("[data-testid=fr-occupy-count]");
+    if (w && slider && Number(slider.value) !== w[2] && !(await this.send({ action: "occupy", count: Number(slider.value) }))) {
+      return false;
+    }
+    return this.send(input);
   }
 
   /** The last attack this view knows of: its territories, seats and dice (the log's entry, or the roll seen). */
@@ -296,7 +361,8 @@ export class FronteraScreen extends BoardGameScreen {
   drawMarks() {
     const v = this.state;
     const st = v.state;
-    const marks = { selected: this.selected, lit: this.mine ? this.targets(st, this.selected) : [] };
+    const lit = this.pending ? [this.pending.to] : this.mine ? this.targets(st, this.selected) : [];
+    const marks = { selected: this.selected, lit };
     const attack = this.lastAttack(v);
     if (attack && attack.target !== null && attack.seat !== this.seat) {
       // watching another player: an arrow in the attacker's colour, or (attacker fogged) the defender alone pulses
@@ -310,10 +376,14 @@ export class FronteraScreen extends BoardGameScreen {
   updateControls(v) {
     const st = v.state;
     if (this.selected !== null && (!this.mine || !this.targets(st, this.selected).length)) this.selected = null;
+    if (this.pending && !(this.selected === this.pending.from && this.targets(st, this.selected).includes(this.pending.to))) {
+      this.pending = null; // the move's origin or destination changed hands, or the phase ended
+    }
     const mine = this.mine;
     const phase = st.phase;
     const pool = st.turn?.pool || 0;
-    const openAttack = mine && (phase === "attack" || (phase === "reinforce" && pool === 0));
+    // the adjust window closes at its value with any other action (R-6.2, A32): attacking again, or ending the attack
+    const openAttack = mine && (phase === "attack" || phase === "window" || (phase === "reinforce" && pool === 0));
     this.readyBtn.hidden = !(mine && phase === "setup");
     this.readyBtn.disabled = st.deploy_left > 0;
     this.undoBtn.hidden = !(mine && phase === "setup");
@@ -334,6 +404,11 @@ export class FronteraScreen extends BoardGameScreen {
   phaseLines(v) {
     const st = v.state;
     const lines = [el("h2", { text: t(`frontera.phase.${st.phase}`) })];
+    const room = this.opts.conn.room;
+    if (room?.status === "waiting" && room.clock) {
+      // the waiting room: the turn clock starts once every person has opened their link (docs/PLAY.md)
+      lines.push(el("p", { class: "fr-waiting", "data-testid": "fr-waiting", text: t("frontera.waiting") }));
+    }
     if (st.phase === "setup") {
       if (this.seat !== null) lines.push(el("p", { "data-testid": "fr-deploy-left", "data-left": st.deploy_left,
         text: t("frontera.deploy_left", { n: st.deploy_left }) }), el("p", { class: "muted", text: t("frontera.deploy_help") }));
@@ -346,14 +421,27 @@ export class FronteraScreen extends BoardGameScreen {
     const turn = st.turn;
     if (!turn) return lines;
     if (turn.pool > 0) lines.push(el("p", { "data-testid": "fr-pool", text: t("frontera.pool", { n: turn.pool }) }));
-    if (st.phase === "attack" || st.phase === "reinforce") lines.push(el("p", { class: "muted", text: t("frontera.attack_help") }));
+    if (st.phase === "attack" || st.phase === "reinforce" || st.phase === "window") {
+      lines.push(el("p", { class: "muted", text: t("frontera.attack_help") }));
+    }
     if (st.phase === "regroup") {
-      const src = this.selected;
-      const moveIn = el("input", { type: "number", min: 1, max: src !== null ? st.armies[src] - 1 : 1, "data-testid": "fr-move-count",
-        value: src !== null ? st.armies[src] - 1 : 1 });
       lines.push(el("p", { "data-testid": "fr-moves-left", text: t("frontera.moves_left", { n: turn.moves_left }) }),
-        el("p", { class: "muted", text: t("frontera.regroup_help") }),
-        optionLabel(t("frontera.move_count"), moveIn));
+        el("p", { class: "muted", text: t("frontera.regroup_help") }));
+      const m = this.pending;
+      if (m) {
+        const most = st.armies[m.from] - 1;
+        const name = (tt) => this.layout.territories[tt].name;
+        const count = el("input", { type: "range", min: 1, max: most, value: most, "data-testid": "fr-move-count",
+          "aria-label": t("frontera.move_count") });
+        const out = el("output", { text: String(most) });
+        count.addEventListener("input", () => (out.textContent = count.value));
+        lines.push(el("div", { class: "fr-move", "data-testid": "fr-move-panel" },
+          el("p", { text: t("frontera.move_title", { from: name(m.from), to: name(m.to) }) }),
+          el("div", { class: "row" }, count, out,
+            el("button", { type: "button", class: "primary", "data-testid": "fr-move", onclick: () => this.move() },
+              t("frontera.move")),
+            el("button", { type: "button", "data-testid": "fr-move-cancel", onclick: () => this.cancel() }, t("frontera.cancel")))));
+      }
     }
     return lines;
   }
@@ -368,12 +456,13 @@ export class FronteraScreen extends BoardGameScreen {
     const w = v.state.phase === "window" && this.mine ? v.state.turn?.window : null;
     this.windowEl.hidden = !w;
     if (!w) return void SHOWN.delete(this.windowEl); // the next conquest's window starts afresh
-    const [, target, , lo, hi] = w;
-    const input = el("input", { type: "range", min: lo, max: hi, value: hi, "data-testid": "fr-occupy-count" });
-    const out = el("output", { text: String(hi) });
+    // the window opens on the armies that crossed by themselves, one per die (R-6.1): doing nothing keeps them (R-6.2)
+    const [, target, crossed, lo, hi] = w;
+    const input = el("input", { type: "range", min: lo, max: hi, value: crossed, "data-testid": "fr-occupy-count" });
+    const out = el("output", { "data-testid": "fr-occupy-value", text: String(crossed) });
     input.addEventListener("input", () => (out.textContent = input.value));
     show(this.windowEl, [el("h2", { text: t("frontera.window_title", { to: this.layout.territories[target].name }) }),
-      el("p", { "data-testid": "fr-quota", text: t("frontera.window_help", { lo, hi, quota: v.state.turn.quota_left }) }),
+      el("p", { "data-testid": "fr-quota", text: t("frontera.window_help", { a: crossed, lo, hi, quota: v.state.turn.quota_left }) }),
       el("div", { class: "row" }, input, out,
         el("button", { type: "button", class: "primary", "data-testid": "fr-occupy",
           onclick: () => this.send({ action: "occupy", count: Number(input.value) }) }, t("frontera.occupy")))]);
@@ -381,6 +470,8 @@ export class FronteraScreen extends BoardGameScreen {
 
   drawCards(v) {
     const st = v.state;
+    this.cardsPanel.hidden = this.layout.options?.cards === false; // a game without cards has no cards panel (R-9)
+    if (this.cardsPanel.hidden) return;
     const rows = [el("h2", { text: t("frontera.cards_title") })];
     if (this.seat !== null) {
       rows.push(el("ul", { class: "fr-hand", "data-testid": "fr-hand" }, ...st.hand.map((c) => el("li", { class: `fr-card ${c.symbol}`,
@@ -453,7 +544,7 @@ export class FronteraScreen extends BoardGameScreen {
     const top = side?.scrollTop ?? 0;
     super.update(v);
     if (side) side.scrollTop = top;
-    this.logEl.scrollTop = this.logEl.scrollHeight; // the log itself still shows its newest line
+    this.drawFeed(); // the chat's lines among the events; the log itself still shows its newest line
     const n = this.layout.players;
     this.cardsEl.replaceChildren(...Array.from({ length: n }, (_, p) => {
       const player = this.opts.conn.players?.[p] || {};

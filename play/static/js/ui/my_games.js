@@ -200,7 +200,7 @@ export function notifyToggle(testid = "mine-notify") {
     box.checked = answer === "granted";
     if (answer !== "granted") note.textContent = t(answer === "unsupported" ? "mine.notify_unsupported" : "mine.notify_denied");
   });
-  return el("label", { class: "opt mine-notify" }, box, el("span", { text: t("mine.notify") }), note);
+  return el("label", { class: "opt mine-notify" }, box, el("span", { "data-i18n": "mine.notify", text: t("mine.notify") }), note);
 }
 
 function whoseTurn(g) {
@@ -289,7 +289,7 @@ function turnName(g) {
 export function otherGames(room, onTurn) {
   const list = el("ul", { class: "mine-list mine-others", "data-testid": "other-games" });
   const section = el("section", { class: "mine-others-section", "data-testid": "other-games-section", hidden: true },
-    el("h3", { text: t("mine.others_title") }), list);
+    el("h3", { "data-i18n": "mine.others_title", text: t("mine.others_title") }), list);
   let known = null;
   const stop = subscribe((answer) => {
     if (!answer) return;  // a failed poll keeps the last list; the next one tries again

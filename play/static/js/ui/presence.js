@@ -8,11 +8,14 @@ import { el } from "./hud.js";
 /** The clocks a room may have, in seconds per turn ("none": no clock); the server refuses any other. */
 export const CLOCKS = ["none", "60", "3600", "86400"];
 
-/** Return the menu's clock choice (a labelled select); `value()` gives what POST /api/rooms takes. */
-export function clockSelect(saved) {
+/**
+ * Return the menu's clock choice (a labelled select); `value()` gives what POST /api/rooms takes. A game may offer
+ * fewer `choices` and another default (`fallback`): Frontera's rooms always have a clock (its rules page).
+ */
+export function clockSelect(saved, { choices = CLOCKS, fallback = "none" } = {}) {
   const select = el("select", { "data-testid": "menu-clock", "aria-label": t("clock.label") },
-    ...CLOCKS.map((c) => el("option", { value: c, text: t(`clock.${c}`) })));
-  select.value = CLOCKS.includes(saved) ? saved : "none";
+    ...choices.map((c) => el("option", { value: c, text: t(`clock.${c}`) })));
+  select.value = choices.includes(saved) ? saved : fallback;
   const label = el("label", { class: "opt" }, el("span", { text: t("clock.label") }), select);
   return { select, label, value: () => (select.value === "none" ? "none" : Number(select.value)) };
 }

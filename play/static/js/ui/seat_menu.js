@@ -17,7 +17,7 @@ function menuState(conn) {
 }
 
 function button(testid, key, onclick, extra = {}) {
-  return el("button", { type: "button", "data-testid": testid, onclick, ...extra }, t(key));
+  return el("button", { type: "button", "data-testid": testid, "data-i18n": key, onclick, ...extra }, t(key));
 }
 
 function report(screen, err) {
@@ -30,7 +30,7 @@ export function seatMenu(screen, conn, p) {
   if (!conn.host || !room || room.over) return null;
   const state = menuState(conn);
   const details = el("details", { class: "seat-menu", "data-testid": `seat-menu-${p}` },
-    el("summary", { text: t("seats.menu") }));
+    el("summary", { "data-i18n": "seats.menu", text: t("seats.menu") }));
   details.open = state.open === p;
   details.addEventListener("toggle", () => {
     if (details.open) state.open = p;
