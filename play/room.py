@@ -202,7 +202,7 @@ class Room:
     def status(self) -> str:
         if self.session.over:
             return "over"
-        if any(s.type == "human" and not s.ever_connected for s in self.seats):
+        if awaited(self.seats):
             return "waiting"
         return "playing"
 
@@ -262,6 +262,11 @@ def record_players(seats: list[Seat]) -> list[str]:
     return [s.strategy if s.type == "ai" and s.strategy else f"human:{s.name}" for s in seats]
 
 
+def awaited(seats: list[Seat]) -> bool:
+    """Return whether a person's seat has never been opened (the room waits: its turn clock has not started)."""
+    return any(s.type == "human" and not s.ever_connected for s in seats)
+
+
 class RoomServices(Protocol):
     """What the room-life modules (play/seat_changes.py) use of the room manager (play/rooms.py), which imports them."""
 
@@ -291,3 +296,5 @@ class RoomServices(Protocol):
     async def play_event(self, room: Room, seat: int, action: Any) -> None: ...
 
     async def close_room(self, room: Room, reason: str) -> None: ...
+
+    def wake_clocks(self) -> None: ...

@@ -458,6 +458,10 @@ class RoomManager:
         if room.id in self.rooms:
             await self.broadcast(room, {"type": "room", "room": room.summary(), "version": room.version})
 
+    def wake_clocks(self) -> None:
+        """Wake the clock loop: a deadline was set outside a move (the last person arrived, a seat changed)."""
+        self._clock_wake.set()
+
     def _presence_changed(self, room: Room, seat: Seat, arrived: bool = False) -> None:
         """Record a seat's new presence as an event of the room (its version rises; the caller broadcasts).
 
@@ -478,7 +482,7 @@ class RoomManager:
         room.version = version
         if deadline != room.deadline:
             room.deadline = deadline
-            self._clock_wake.set()
+            self.wake_clocks()
         event = {"version": version, "type": "presence", "seat": seat.index, "presence": seat.presence}
         room.events.append({**event, "away_since": seat.away_since if seat.presence == "away" else None})
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from play import games, protocol
 from play.games import JSON, InputError
-from play.room import Connection, Room, RoomServices, Seat
+from play.room import Connection, Room, RoomServices, Seat, awaited
 from play.storage import StorageError, token_hash
 from play.strategies import Strategy
 
@@ -267,8 +267,15 @@ def _change_seat(manager: RoomServices, room: Room, seat: Seat, changes: dict[st
     stored = stored_seats(room)
     stored[seat.index] = _stored_seat(dataclasses.replace(seat, **changes))
     version = room.version + 1
+    # the seat of the person the room waited for goes to an AI: nobody else is awaited, so the turn clock starts
+    after = [dataclasses.replace(s, **changes) if s is seat else s for s in room.seats]
+    starts = room.clock is not None and room.deadline is None and not room.session.over and not awaited(after)
+    deadline = manager.now() + room.clock if starts and room.clock is not None else room.deadline
     try:
-        manager.store.set_seats(room.id, stored, version)
+        if starts:
+            manager.store.arrived(room.id, stored, version, deadline)
+        else:
+            manager.store.set_seats(room.id, stored, version)
     except StorageError as exc:
         log.error("room %s: %s", room.id, exc)
         raise InputError("storage_failed", "the server could not store the seat's change; nothing changed") from None
@@ -277,6 +284,9 @@ def _change_seat(manager: RoomServices, room: Room, seat: Seat, changes: dict[st
     if room.setup is not None:
         room.setup.seats = stored
     room.version = version
+    if starts:
+        room.deadline = deadline
+        manager.wake_clocks()
     room.events.append({"version": version, "type": "seat", "seat": seat.index, "summary": seat.summary()})
 
 

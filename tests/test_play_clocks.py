@@ -87,6 +87,26 @@ def test_a_clock_other_than_the_offered_ones_is_refused_naming_them(tmp_path: Pa
     assert stored_rooms(tmp_path / "rooms.sqlite3") == []
 
 
+def test_the_clock_starts_when_the_host_gives_the_awaited_persons_seat_to_an_ai(tmp_path: Path) -> None:
+    db, clock = tmp_path / "rooms.sqlite3", FakeClock()
+
+    async def scenario() -> None:
+        manager = manager_at(db, clock)
+        room = await create(manager, clocked("hha", 60))
+        live = manager.rooms[room["room"]]
+        await join(manager, room, 0)
+        host, _ = await join(manager, room, None, host=room["host_token"])
+        clock.t += 600  # the friend never comes
+        assert live.deadline is None
+        done = await host.ask({"type": "replace_seat", "seat": 1, "by": "ai", "strategy": "random"}, "ai")
+        assert done["type"] == "room" and live.status() == "playing" and live.deadline == clock.t + 60
+        assert done["room"]["deadline"] == clock.t + 60
+
+    asyncio.run(scenario())
+    (stored,) = SqliteRoomStore(db).unfinished()
+    assert stored.deadline == clock.t + 60 and stored.seats[1]["type"] == "ai"
+
+
 def test_a_clock_that_runs_out_with_nobody_connected_passes_once(tmp_path: Path) -> None:
     async def scenario() -> float | None:
         clock = FakeClock()
