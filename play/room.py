@@ -267,6 +267,17 @@ def awaited(seats: list[Seat]) -> bool:
     return any(s.type == "human" and not s.ever_connected for s in seats)
 
 
+def clock_start(room: Room, seats: list[Seat], now: float) -> float | None:
+    """Return the room's deadline with ``seats``: the running one, else a first one once no person is awaited.
+
+    The waiting room (docs/PLAY.md): a room with a clock gets its first deadline when the last person opens their
+    seat or their seat goes to an AI, never while someone is still to come, and none without a clock or once over.
+    """
+    if room.deadline is not None or room.clock is None or room.session.over or awaited(seats):
+        return room.deadline
+    return now + room.clock
+
+
 class RoomServices(Protocol):
     """What the room-life modules (play/seat_changes.py) use of the room manager (play/rooms.py), which imports them."""
 

@@ -35,7 +35,7 @@ from play import ai_seat, games, protocol, seat_changes
 from play.chat import ChatLimits, say
 from play.games import DEFAULT_GAME, JSON, GameAdapter, GameSession, InputError
 from play.records import RecordStore
-from play.room import CHAT_MEMORY, Connection, Room, Seat, record_players
+from play.room import CHAT_MEMORY, Connection, Room, Seat, awaited, clock_start, record_players
 from play.storage import MemoryRoomStore, RoomStore, StorageError, StoredMove, StoredRoom, token_hash
 from play.strategies import Catalogue
 
@@ -162,8 +162,7 @@ class RoomManager:
         room.clock, room.deadline = stored.clock, stored.deadline
         room.chat.extend(_with_plies(self.store.chat_lines(room.id, CHAT_MEMORY), stored.moves, session.ply))
         room.host_hash, room.rematch = stored.host_hash, stored.rematch
-        if room.clock is not None and room.deadline is None and room.status() != "waiting":
-            room.deadline = self.now() + room.clock
+        room.deadline = clock_start(room, room.seats, self.now())
         for seat in room.seats:
             seat.away_since = self.now()
         room.move_ids = {(m.seat, m.move_id): m.ply for m in stored.moves if m.move_id is not None}
@@ -256,8 +255,7 @@ class RoomManager:
         )
         room = Room(room_id, adapter, options, session, seats, speed)
         room.clock = clock
-        # the turn clock starts once every person has opened their seat (the waiting room; _presence_changed)
-        room.deadline = None if clock is None or session.over or room.status() == "waiting" else self.now() + clock
+        room.deadline = clock_start(room, seats, self.now())  # None until every person has opened their seat
         for seat in seats:
             seat.away_since = None if seat.type == "ai" else self.now()
         host_token = seat_changes.give_tokens(room, rematch_of)
@@ -469,9 +467,7 @@ class RoomManager:
         with a clock starts its turn clock (before that nobody's deployment or turn can run out unseen).
         """
         version = room.version + 1
-        deadline = room.deadline
-        if arrived and room.clock is not None and deadline is None and not room.session.over:
-            deadline = None if room.status() == "waiting" else self.now() + room.clock
+        deadline = clock_start(room, room.seats, self.now()) if arrived else room.deadline
         try:
             if arrived:
                 self.store.arrived(room.id, seat_changes.stored_seats(room), version, deadline)
@@ -539,7 +535,7 @@ class RoomManager:
         ply, turn_key = session.ply, session.clock_key()
         entry = session.apply(action)
         # a clock held in the waiting room (no deadline yet, a person still to come) stays held: AI moves start nothing
-        held = room.deadline is None and room.status() == "waiting"
+        held = room.deadline is None and awaited(room.seats)
         deadline = None if room.clock is None or session.over or held else self.now() + room.clock
         if deadline is not None and room.deadline is not None and session.clock_key() == turn_key:
             deadline = room.deadline  # the same turn goes on (several actions a turn, e.g. Frontera's)

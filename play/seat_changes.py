@@ -23,7 +23,7 @@ from typing import Any
 
 from play import games, protocol
 from play.games import JSON, InputError
-from play.room import Connection, Room, RoomServices, Seat, awaited
+from play.room import Connection, Room, RoomServices, Seat, clock_start
 from play.storage import StorageError, token_hash
 from play.strategies import Strategy
 
@@ -269,8 +269,8 @@ def _change_seat(manager: RoomServices, room: Room, seat: Seat, changes: dict[st
     version = room.version + 1
     # the seat of the person the room waited for goes to an AI: nobody else is awaited, so the turn clock starts
     after = [dataclasses.replace(s, **changes) if s is seat else s for s in room.seats]
-    starts = room.clock is not None and room.deadline is None and not room.session.over and not awaited(after)
-    deadline = manager.now() + room.clock if starts and room.clock is not None else room.deadline
+    deadline = clock_start(room, after, manager.now())
+    starts = deadline != room.deadline
     try:
         if starts:
             manager.store.arrived(room.id, stored, version, deadline)

@@ -82,7 +82,7 @@ async function showGame(roomId, token, seat) {
   // a fresh room with several human seats shows its invite links once, open (the board games' side column)
   const firstInvites = Boolean(saved && saved.invites.length > 1 && !sessionStorage.getItem(`dw.room.${roomId}.shown`));
   const boardInvites = saved && saved.invites.length > 1 ? { invites, invitesOpen: firstInvites } : {};
-  if (firstInvites && conn.room?.game !== "domain_wheel") sessionStorage.setItem(`dw.room.${roomId}.shown`, "1");
+  if (firstInvites) sessionStorage.setItem(`dw.room.${roomId}.shown`, "1");
   root.replaceChildren();
   if (conn.room?.game === "conquer") {
     screen = new ConquerScreen(root, { layout: conn.layout, players: conn.players, seat: conn.seat, conn,
@@ -113,10 +113,7 @@ async function showGame(roomId, token, seat) {
   });
   if (conn.view) screen.update(conn.view);
   // a fresh room with several human seats: show the invite links once
-  if (saved && saved.invites.length > 1 && !sessionStorage.getItem(`dw.room.${roomId}.shown`)) {
-    sessionStorage.setItem(`dw.room.${roomId}.shown`, "1");
-    screen.toggleMenu(true);
-  }
+  if (firstInvites) screen.toggleMenu(true);
 }
 
 async function route() {

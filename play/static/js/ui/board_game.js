@@ -250,6 +250,18 @@ export class BoardGameScreen {
     return {};
   }
 
+  /** Return log entry `e`'s list item. */
+  logEntry(e) {
+    return el("li", { value: e.ply, "data-testid": "log-entry", class: e.capture || e.base ? "capture" : "",
+      text: this.logText(e) });
+  }
+
+  /** Draw view `v`'s log, its newest line in view. */
+  drawLog(v) {
+    this.logEl.replaceChildren(...(v.log || []).map((e) => this.logEntry(e)));
+    this.logEl.lastElementChild?.scrollIntoView?.({ block: "nearest" });
+  }
+
   /** Return the i18n key of the move log's heading. */
   logTitle() {
     return "game.log";
@@ -341,9 +353,7 @@ export class BoardGameScreen {
     this.bannerEl.textContent = v.over ? this.result(v, (p) => this._name(p)) : this.turnBanner(v);
     this.announcer.update(v.ply, v.over ? "over" : v.turn, (n) => (v.log || []).slice(-n).map((e) => this.logText(e)),
       this.bannerEl.textContent);
-    this.logEl.replaceChildren(...(v.log || []).map((e) => el("li", { value: e.ply, "data-testid": "log-entry",
-      class: e.capture || e.base ? "capture" : "", text: this.logText(e) })));
-    this.logEl.lastElementChild?.scrollIntoView?.({ block: "nearest" });
+    this.drawLog(v);
     if (v.over && !this._overShown) {
       this._overShown = true;
       this.overEl.hidden = false;

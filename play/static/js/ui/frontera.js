@@ -192,10 +192,10 @@ export class FronteraScreen extends BoardGameScreen {
 
   /**
    * What players write and what happens on the board read in one column, in order (the rules page, "Charla"): the
-   * chat's lines go into the move log (drawFeed), the chat panel keeps its field under it.
+   * chat's lines go into the move log (drawLog), the chat panel keeps its field under it.
    */
   chatOptions() {
-    return { onLines: () => this.drawFeed() };
+    return { onLines: () => this.state && this.drawLog(this.state) };
   }
 
   logTitle() {
@@ -204,20 +204,16 @@ export class FronteraScreen extends BoardGameScreen {
 
   /**
    * Draw the log's events and the chat's lines in one list: a line said at ply p (the server stamps it) after the
-   * events up to p. The side column stays where the player scrolled it; the list shows its newest line.
+   * events up to p. Only the list scrolls to its newest line: a scroll into view would move the whole side column
+   * too, and on a phone the phase panel (Estoy listo) would leave the screen.
    */
-  drawFeed() {
-    const v = this.state;
-    if (!v || !this.logEl) return;
+  drawLog(v) {
     const swatch = (p) => el("span", { class: `fr-stone p${p}`, "aria-hidden": "true" });
     const items = [
-      ...(v.log || []).map((e, i) => [e.ply, 0, i, el("li", { value: e.ply, "data-testid": "log-entry", text: this.logText(e) })]),
+      ...(v.log || []).map((e, i) => [e.ply, 0, i, this.logEntry(e)]),
       ...(this.opts.conn.chat || []).map((line, i) => [line.ply ?? Infinity, 1, i, chatLine(line, swatch)]),
     ].sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
-    const side = this.logEl.closest(".frontera-side");
-    const top = side?.scrollTop ?? 0;
     this.logEl.replaceChildren(...items.map((x) => x[3]));
-    if (side) side.scrollTop = top;
     this.logEl.scrollTop = this.logEl.scrollHeight;
   }
 
@@ -538,13 +534,7 @@ export class FronteraScreen extends BoardGameScreen {
 
   /** Draw view `v`: the shared screen's parts, then 2 to 6 seat cards (the shared screen draws two). */
   render(v) {
-    // the shared screen scrolls the log's last line into view, which scrolls the whole side column down to the log
-    // too; on a phone the column sits under the map, and the phase panel (Estoy listo) would leave the screen
-    const side = this.logEl.closest(".frontera-side");
-    const top = side?.scrollTop ?? 0;
     super.update(v);
-    if (side) side.scrollTop = top;
-    this.drawFeed(); // the chat's lines among the events; the log itself still shows its newest line
     const n = this.layout.players;
     this.cardsEl.replaceChildren(...Array.from({ length: n }, (_, p) => {
       const player = this.opts.conn.players?.[p] || {};
