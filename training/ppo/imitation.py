@@ -30,6 +30,10 @@ from training.ppo.game_setup import eval_env, scripted_seats
 #: decisions / 64 steps, restarting when a game ends, whatever the number of workers
 GAMES_IN_FLIGHT = 64
 
+#: seed offset between the tables' demonstrations in a run of several (each table's workers take seeds
+#: ``seed + offset * table + worker``)
+DEMONSTRATION_SEEDS = 1_000
+
 
 def collect_demonstrations(
     options: Any,
@@ -179,7 +183,7 @@ class CloneLoss:
 
 def clone(
     net: Any,
-    data: dict[str, NDArray[Any]],
+    data: dict[str, NDArray[Any]] | list[dict[str, NDArray[Any]]],
     *,
     epochs: int,
     learning_rate: float,
@@ -187,6 +191,7 @@ def clone(
     device: Any,
     threads: Any = None,
     report: Callable[[int, dict[str, float]], None] | None = None,
+    on_part: Callable[[int], Any] | None = None,
 ) -> dict[str, float]:
     """Train ``net`` to choose the teacher's actions (cross-entropy over legal actions) and predict outcomes.
 
@@ -197,6 +202,11 @@ def clone(
     (a :class:`training.ppo.network_threads.NetworkThreads`: the trainer's, so the clone uses every core the PPO
     update uses; None: the calling thread), as the PPO update does. Return the last epoch's mean loss and
     accuracy.
+
+    ``data`` may be a list of parts, one per table of a run of several (training/ppo/tables.py): their
+    observations differ in size, so a minibatch holds one part's examples, and the epoch's minibatches of every
+    part come in a shuffled order. ``on_part(k)`` points ``net`` at part ``k``'s map and returns the threads for
+    it (one part: ``threads``).
     """
     import torch
 
@@ -205,28 +215,43 @@ def clone(
     from training.ppo.network_threads import NetworkThreads
 
     device = torch.device(device)
-    demos = {key: torch.from_numpy(data[key]).to(device) for key in ("obs", "masks", "actions", "values")}
+    parts = data if isinstance(data, list) else [data]
+    if not parts:
+        raise ValueError("clone needs at least one set of demonstrations")
+    demos = [
+        {key: torch.from_numpy(part[key]).to(device) for key in ("obs", "masks", "actions", "values")} for part in parts
+    ]
     optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate)
     threads = threads or NetworkThreads(net, 1)
-    rows = update_chunk_rows(net, device, chunk_rows(net, device))
-    size = len(demos["obs"])
+    sizes = [len(part["obs"]) for part in demos]
+    size = sum(sizes)
+    rows: list[int] = []
+    for k in range(len(demos)):
+        if on_part is not None:
+            on_part(k)  # a chunk's rows depend on the map's size
+        rows.append(update_chunk_rows(net, device, chunk_rows(net, device)))
     net.train()
     stats: dict[str, float] = {}
     for epoch in range(1, epochs + 1):
-        order = torch.randperm(size, device=device)
+        batches: list[tuple[int, Any]] = []
+        for k, n_part in enumerate(sizes):
+            order = torch.randperm(n_part, device=device)
+            batches += [(k, order[start : start + batch_size]) for start in range(0, n_part, batch_size)]
+        if len(demos) > 1:  # one part's minibatches after another would pull the weights to each part in turn
+            batches = [batches[int(j)] for j in torch.randperm(len(batches))]
         losses, correct = [], 0.0
-        for start in range(0, size, batch_size):
-            idx = order[start : start + batch_size]
+        for k, idx in batches:
+            pool = threads if on_part is None else on_part(k)
             n = len(idx)
-            pieces = -(-n // rows)  # on a GPU one chunk holds the minibatch, as in the PPO update
+            pieces = -(-n // rows[k])  # on a GPU one chunk holds the minibatch, as in the PPO update
             if device.type == "cpu":  # cache-sized chunks of equal size, as many for each thread: 512
                 # small-map examples in 3 chunks would leave one of 2 cores idle a third of the time (4 of 128:
                 # 1.5x one core's clone)
-                pieces = min(n, -(-pieces // threads.threads) * threads.threads)
-            cuts = [round(k * n / pieces) for k in range(pieces + 1)]
-            work = CloneLoss({key: value[idx] for key, value in demos.items()}, n)
+                pieces = min(n, -(-pieces // pool.threads) * pool.threads)
+            cuts = [round(j * n / pieces) for j in range(pieces + 1)]
+            work = CloneLoss({key: value[idx] for key, value in demos[k].items()}, n)
             optimizer.zero_grad(set_to_none=True)
-            sums = threads.run(list(zip(cuts[:-1], cuts[1:], strict=True)), work)
+            sums = pool.run(list(zip(cuts[:-1], cuts[1:], strict=True)), work)
             optimizer.step()
             losses.append(float(sums["loss"]))
             correct += float(sums["correct"])
@@ -236,24 +261,39 @@ def clone(
     return stats
 
 
-def warm_start(net: Any, config: TrainConfig, writer: Any, device: Any, threads: Any = None) -> None:
+def warm_start(
+    net: Any, config: TrainConfig, writer: Any, device: Any, threads: Any = None, tables: Any = None
+) -> None:
     """Clone the configured scripted AI into ``net`` before PPO; log its loss and accuracy, print a line.
 
     ``threads``: the trainer's :class:`training.ppo.network_threads.NetworkThreads` (None: the calling thread).
+    ``tables``: a run of several tables' :class:`training.ppo.tables.TableSet` (None: one table): the
+    ``imitation.decisions`` are then split evenly between the tables, each collected in its own games, and the
+    clone learns them all (``clone``'s parts); ``net`` is left on the first table's map.
     """
     import os
 
     im = config.imitation
     started = time.perf_counter()
     workers = im.workers or os.cpu_count() or 1
-    data = collect_parallel(
-        config.options, im.teacher, im.decisions, seed=config.run.seed, workers=workers, game_id=config.game_id
+    named = (
+        [("", config.options)]
+        if tables is None
+        else [(n, c.options) for n, c in zip(tables.names, tables.configs, strict=True)]
     )
-    print(
-        f"warm start: {len(data['actions']):,} decisions of {im.teacher} collected in "
-        f"{time.perf_counter() - started:.0f} s; cloning for {im.epochs} epochs",
-        flush=True,
-    )
+    shares = [im.decisions * (k + 1) // len(named) - im.decisions * k // len(named) for k in range(len(named))]
+    parts = []
+    for k, ((name, options), share) in enumerate(zip(named, shares, strict=True)):
+        seed = config.run.seed + DEMONSTRATION_SEEDS * k  # table 0: the one-table run's games
+        parts.append(collect_parallel(options, im.teacher, share, seed=seed, workers=workers, game_id=config.game_id))
+        where = f" on table {name}" if name else ""
+        print(
+            f"warm start: {len(parts[-1]['actions']):,} decisions of {im.teacher} collected{where} in "
+            f"{time.perf_counter() - started:.0f} s",
+            flush=True,
+        )
+    total = sum(len(part["actions"]) for part in parts)
+    print(f"warm start: cloning {im.teacher} on {total:,} decisions for {im.epochs} epochs", flush=True)
 
     def report(epoch: int, stats: dict[str, float]) -> None:
         print(
@@ -262,19 +302,24 @@ def warm_start(net: Any, config: TrainConfig, writer: Any, device: Any, threads:
             flush=True,
         )
 
-    stats = clone(
-        net,
-        data,
-        epochs=im.epochs,
-        learning_rate=im.learning_rate,
-        batch_size=im.batch_size,
-        device=device,
-        threads=threads,
-        report=report,
-    )
+    try:
+        stats = clone(
+            net,
+            parts if tables is not None else parts[0],
+            epochs=im.epochs,
+            learning_rate=im.learning_rate,
+            batch_size=im.batch_size,
+            device=device,
+            threads=threads,
+            report=report,
+            on_part=None if tables is None else (lambda k: tables.threads_on(net, k)),
+        )
+    finally:
+        if tables is not None:
+            tables.point(net, 0)  # the run starts on the first table's map
     for name, value in stats.items():
         writer.add_scalar(f"imitation/{name}", value, 0)
     print(
-        f"warm start: cloned {im.teacher} on {len(data['actions']):,} decisions in "
+        f"warm start: cloned {im.teacher} on {total:,} decisions in "
         f"{time.perf_counter() - started:.0f} s (accuracy {stats['accuracy']:.1%})"
     )

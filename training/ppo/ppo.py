@@ -867,9 +867,10 @@ def start_session(
         several.passes[0] = passes  # the first table's map: the network's now
     if resume is None and config.imitation.teacher != "none":
         try:
-            warm_start(net, config, writer, device, passes)  # on the update's threads (or processes) too
+            warm_start(net, config, writer, device, passes, several)  # on the update's threads (or processes) too
         except BaseException:
-            passes.close()  # no worker thread or process outlives a failed start
+            for pool in [passes] if several is None else several.passes.values():
+                pool.close()  # no worker thread or process outlives a failed start (every map's, with tables)
             raise
     amp = use_amp(config, device)
     shaping = config.env.conquest_shaping if layout is not None else 0.0

@@ -69,13 +69,18 @@ class TableSet:
         """Make the table of the session's next update its current one, on the learner's map; return its name."""
         i = self.index(s.counters["updates"])
         s.table, s.rollout, s.frozen = self.tables[i], self.rollouts[i], self.frozen[i]
-        self.point(s.net, i)
-        key = self.signatures.index(self.signatures[i])  # the first table on this map
-        if key not in self.passes:  # made now, on this map: their copies of the network read it
-            run = self.configs[0].run
-            self.passes[key] = NetworkThreads(s.net, thread_count(run.network_threads), processes=run.update_processes)
-        s.ctx["threads"] = self.passes[key]
+        s.ctx["threads"] = self.threads_on(s.net, i)
         return self.names[i]
+
+    def threads_on(self, net: nn.Module, i: int) -> NetworkThreads:
+        """Point ``net`` at table ``i``'s map and return that map's network passes (made now on its first use:
+        their copies of the network read it)."""
+        self.point(net, i)
+        key = self.signatures.index(self.signatures[i])  # the first table on this map
+        if key not in self.passes:
+            run = self.configs[0].run
+            self.passes[key] = NetworkThreads(net, thread_count(run.network_threads), processes=run.update_processes)
+        return self.passes[key]
 
     def point(self, net: nn.Module, i: int) -> None:
         """Make table ``i`` the current one and point ``net`` at its map (if it reads another)."""
