@@ -256,8 +256,11 @@ def load_weights(net: Any, payload: dict[str, Any], path: str | Path) -> None:
     net.load_state_dict(model)
 
 
-def build_network(payload: dict[str, Any], path: str | Path) -> Any:
+def build_network(payload: dict[str, Any], path: str | Path, options: Any = None) -> Any:
     """Return the network a checkpoint names (its game's kind, size and map) with its weights loaded.
+
+    ``options``: the game options of the map to build it on instead of its own (a network whose weights fit
+    any map, such as a warm start's teacher on another table); None: the checkpoint's.
 
     CheckpointError if the size or the weights do not fit. The claimed network is first made on torch's
     ``meta`` device (shapes, no memory) and compared with the saved tensors: a small file that claims a huge
@@ -266,18 +269,18 @@ def build_network(payload: dict[str, Any], path: str | Path) -> Any:
     import torch
 
     with torch.random.fork_rng(devices=[]), _weights_on_meta():  # fork: building nets must not move torch's RNG
-        check_fit(_make_network(payload, path).state_dict(), payload, path)
+        check_fit(_make_network(payload, path, options).state_dict(), payload, path)
     with torch.random.fork_rng(devices=[]):
-        net = _make_network(payload, path)
+        net = _make_network(payload, path, options)
     load_weights(net, payload, path)
     return net
 
 
-def _make_network(payload: dict[str, Any], path: str | Path) -> Any:
-    """Return the untrained network a checkpoint names (its game's kind, size and map)."""
+def _make_network(payload: dict[str, Any], path: str | Path, options: Any = None) -> Any:
+    """Return the untrained network a checkpoint names (its game's kind and size; its map, or ``options``')."""
     from policies import games
 
-    options = saved_options(payload, path)
+    options = saved_options(payload, path) if options is None else options
     size = network_size(payload, path)
     game = game_of(payload, path)
     if game == games.DEFAULT_GAME:

@@ -336,12 +336,30 @@ class LeagueConfig(_Section):
 class ImitationConfig(_Section):
     """Optional warm start (training/ppo/imitation.py): clone a scripted AI before PPO ("none": off)."""
 
-    teacher: Teacher = "balanced"
+    #: a scripted AI of the game ("none": no warm start), or the path of a ``dw train`` checkpoint or policy file
+    #: (.pt) of the same game, any network size, whose network plays the demonstrations (sampling from its
+    #: policy): a strong one-table policy handed on to a run of several tables (a table's ``teacher`` key)
+    teacher: str = Field(default="balanced", min_length=1, max_length=4096, pattern=r"^[^\x00]*$")
     decisions: int = _int(240_000, 1, 100_000_000)  # env steps of demonstrations (both phases)
     epochs: int = _int(8, 1, 1000)
     learning_rate: float = _float(1e-3, 0.0, 1.0)
     batch_size: int = _int(512, 1, 1_000_000)
     workers: int = _int(0, 0, 1024)  # processes collecting demonstrations (0: every core)
+
+    @field_validator("teacher")
+    @classmethod
+    def _teacher_kind(cls, value: str) -> str:
+        if value in get_args(Teacher) or is_network_teacher(value):
+            return value
+        raise ValueError(
+            f"must be a scripted AI ({', '.join(get_args(Teacher))}) or the path of a dw train .pt file, "
+            f"got {brief(value)}"
+        )
+
+
+def is_network_teacher(teacher: str) -> bool:
+    """Return whether ``imitation.teacher`` names a checkpoint (a .pt file) rather than a scripted AI."""
+    return teacher.lower().endswith(".pt")
 
 
 def _default_opponents() -> list[Scripted]:
@@ -433,7 +451,7 @@ class TrainConfig(_Section):
         seats = set(games.get(self.game_id).registered_seats())
         named = [("league.weights", k) for k, w in self.league.weights.items() if w > 0 and k not in NETWORK_OPPONENTS]
         named += [("eval.final_opponents", k) for k in self.eval.final_opponents]
-        if self.imitation.teacher != "none":
+        if self.imitation.teacher != "none" and not is_network_teacher(self.imitation.teacher):
             named.append(("imitation.teacher", self.imitation.teacher))
         for where, kind in named:
             if kind not in seats:
@@ -555,7 +573,12 @@ class TrainConfig(_Section):
         for i, (name, entry) in enumerate(zip(names, self.tables, strict=True)):
             data = copy.deepcopy(base)
             data["game"].update({k: v for k, v in entry.items() if k not in table_config.TABLE_KEYS})
-            for key, section in (("num_envs", "env"), ("fog_rows", "env"), ("weights", "league")):
+            for key, section in (
+                ("num_envs", "env"),
+                ("fog_rows", "env"),
+                ("weights", "league"),
+                ("teacher", "imitation"),
+            ):
                 if key in entry:
                     data[section][key] = entry[key]
             try:

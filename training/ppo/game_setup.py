@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from policies import games
-from training.ppo.config import TrainConfig
+from training.ppo.config import TrainConfig, is_network_teacher
 from training.ppo.league import ScriptedSeats
 
 
@@ -111,6 +111,26 @@ def scripted_seats(game_id: str, env: Any) -> ScriptedSeats:
     adapter = games.get(game_id)
     # a game whose seats return engine actions rather than env actions (Frontera) hands over its index seats
     return ScriptedSeats(env, adapter.training_seats(env) if hasattr(adapter, "training_seats") else adapter)
+
+
+def teacher_network(path: str, game_id: str, options: Any) -> Any:
+    """Return the network of the ``dw train`` file ``path`` (a warm start's teacher, ``imitation.teacher``) on
+    the map of ``options``, in eval mode; FileNotFoundError or CheckpointError naming the key and the file."""
+    from policies import checkpoint
+
+    try:
+        payload = checkpoint.load(path, game_id=game_id)
+        return checkpoint.build_network(payload, path, options).eval()
+    except (FileNotFoundError, checkpoint.CheckpointError) as exc:
+        raise type(exc)(f"imitation.teacher: {exc}") from None
+
+
+def check_teachers(config: TrainConfig) -> None:
+    """Build every network teacher of the warm start (``imitation.teacher``, each table's) on its table's map,
+    before any work: a missing or unfit file stops the run before its folder is touched."""
+    for _, table in config.table_configs():
+        if is_network_teacher(table.imitation.teacher):
+            teacher_network(table.imitation.teacher, table.game_id, table.options)
 
 
 def initial_weights(config: TrainConfig) -> dict[str, Any] | None:

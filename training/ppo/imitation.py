@@ -23,8 +23,8 @@ from numpy.typing import NDArray
 
 from policies import games
 from training.distributed.worker_process import ignore_stop_signals, stop_signals_blocked
-from training.ppo.config import TrainConfig
-from training.ppo.game_setup import eval_env, scripted_seats
+from training.ppo.config import TrainConfig, is_network_teacher
+from training.ppo.game_setup import eval_env, scripted_seats, teacher_network
 
 #: games the demonstrations are played in at once, all workers together: every game slot is played for about
 #: decisions / 64 steps, restarting when a game ends, whatever the number of workers
@@ -50,14 +50,18 @@ def collect_demonstrations(
 
     A scripted AI facing copies of itself plays the same game every time, so a share ``explore`` of the
     turns is played at random instead (and not recorded): the games, and so the examples, stay varied.
+    ``teacher`` may also be the path of a ``dw train`` checkpoint (:func:`training.ppo.config.is_network_teacher`):
+    its network, built on ``options``' map, then plays by sampling from its masked policy (a Gumbel draw from
+    the collection's own random stream, so the examples repeat for a seed).
     """
     env = eval_env(game_id, options, num_envs, env_threads, seed)
     obs, masks, acting = env.reset()
     scripted = scripted_seats(game_id, env)
+    network = teacher_network(teacher, game_id, options) if is_network_teacher(teacher) else None
     players = scripted.players
     rng = np.random.default_rng(seed)
     for slot in range(num_envs):
-        scripted.start_game(slot, teacher, int(rng.integers(2**31)))
+        start_game(scripted, network, slot, teacher, int(rng.integers(2**31)))
     size = decisions + num_envs
     out_obs = np.zeros((size, obs.shape[1]), np.int8)
     out_masks = np.zeros((size, masks.shape[1]), np.int8)
@@ -70,8 +74,12 @@ def collect_demonstrations(
         first_phase = env.phase() == 1 if scripted.two_phase else np.ones(num_envs, dtype=bool)
         wild = np.where(first_phase, rng.random(num_envs) < explore, wild)
         actions = env.sample_actions().astype(np.int64)
-        for i in np.flatnonzero(~wild):
-            actions[i] = scripted.action(int(i), teacher, int(acting[i]))
+        if network is not None:
+            kept = np.flatnonzero(~wild)
+            actions[kept] = network_actions(network, obs[kept], masks[kept], rng)
+        else:
+            for i in np.flatnonzero(~wild):
+                actions[i] = scripted.action(int(i), teacher, int(acting[i]))
         scripted.pending[wild] = -1
         kept = np.flatnonzero(~wild)
         rows = np.arange(n, n + len(kept))
@@ -89,8 +97,26 @@ def collect_demonstrations(
             for row, seat in game_rows[i]:
                 out_value[row] = value[seat]
             game_rows[i] = []
-            scripted.start_game(int(i), teacher, int(rng.integers(2**31)))
+            start_game(scripted, network, int(i), teacher, int(rng.integers(2**31)))
     return {"obs": out_obs[:n], "masks": out_masks[:n], "actions": out_actions[:n], "values": out_value[:n]}
+
+
+def start_game(scripted: Any, network: Any, slot: int, teacher: str, seed: int) -> None:
+    """Start a scripted teacher's next game in ``slot`` (a network teacher keeps no state between games)."""
+    if network is None:
+        scripted.start_game(slot, teacher, seed)
+
+
+def network_actions(net: Any, obs: NDArray[np.int8], masks: NDArray[np.int8], rng: np.random.Generator) -> NDArray[Any]:
+    """Return one action per row drawn from ``net``'s policy over the legal actions (Gumbel-max with ``rng``)."""
+    import torch
+
+    if len(obs) == 0:
+        return np.zeros(0, np.int64)
+    with torch.inference_mode():
+        logits = net(torch.from_numpy(obs))[0].double().numpy()
+    scores = np.where(masks > 0, logits + rng.gumbel(size=logits.shape), -np.inf)
+    return np.argmax(scores, axis=1).astype(np.int64)
 
 
 def collect_parallel(
@@ -145,6 +171,10 @@ def worker_shares(decisions: int, workers: int) -> list[tuple[int, int]]:
 
 def _collect_share(args: tuple[Any, str, int, int, int, float, str]) -> dict[str, NDArray[Any]]:
     options, teacher, decisions, slots, seed, explore, game_id = args
+    if is_network_teacher(teacher):  # one process per core already: torch's own threads would only contend
+        import torch
+
+        torch.set_num_threads(1)
     return collect_demonstrations(
         options, teacher, decisions, seed=seed, explore=explore, num_envs=slots, game_id=game_id
     )
@@ -268,8 +298,9 @@ def warm_start(
 
     ``threads``: the trainer's :class:`training.ppo.network_threads.NetworkThreads` (None: the calling thread).
     ``tables``: a run of several tables' :class:`training.ppo.tables.TableSet` (None: one table): the
-    ``imitation.decisions`` are then split evenly between the tables, each collected in its own games, and the
-    clone learns them all (``clone``'s parts); ``net`` is left on the first table's map.
+    ``imitation.decisions`` are then split evenly between the tables whose teacher is not "none" (a table's
+    ``teacher`` key), each collected in its own games, and the clone learns them all (``clone``'s parts);
+    ``net`` is left on the first table's map.
     """
     import os
 
@@ -277,23 +308,29 @@ def warm_start(
     started = time.perf_counter()
     workers = im.workers or os.cpu_count() or 1
     named = (
-        [("", config.options)]
+        [(0, "", config)]
         if tables is None
-        else [(n, c.options) for n, c in zip(tables.names, tables.configs, strict=True)]
+        else [(k, n, c) for k, (n, c) in enumerate(zip(tables.names, tables.configs, strict=True))]
     )
-    shares = [im.decisions * (k + 1) // len(named) - im.decisions * k // len(named) for k in range(len(named))]
-    parts = []
-    for k, ((name, options), share) in enumerate(zip(named, shares, strict=True)):
+    named = [(k, name, c) for k, name, c in named if c.imitation.teacher != "none"]
+    shares = [im.decisions * (j + 1) // len(named) - im.decisions * j // len(named) for j in range(len(named))]
+    parts, on_table = [], []
+    for (k, name, table), share in zip(named, shares, strict=True):
         seed = config.run.seed + DEMONSTRATION_SEEDS * k  # table 0: the one-table run's games
-        parts.append(collect_parallel(options, im.teacher, share, seed=seed, workers=workers, game_id=config.game_id))
+        teacher = table.imitation.teacher
+        parts.append(
+            collect_parallel(table.options, teacher, share, seed=seed, workers=workers, game_id=config.game_id)
+        )
+        on_table.append(k)
         where = f" on table {name}" if name else ""
         print(
-            f"warm start: {len(parts[-1]['actions']):,} decisions of {im.teacher} collected{where} in "
+            f"warm start: {len(parts[-1]['actions']):,} decisions of {teacher} collected{where} in "
             f"{time.perf_counter() - started:.0f} s",
             flush=True,
         )
     total = sum(len(part["actions"]) for part in parts)
-    print(f"warm start: cloning {im.teacher} on {total:,} decisions for {im.epochs} epochs", flush=True)
+    teachers = ", ".join(dict.fromkeys(table.imitation.teacher for _, _, table in named))
+    print(f"warm start: cloning {teachers} on {total:,} decisions for {im.epochs} epochs", flush=True)
 
     def report(epoch: int, stats: dict[str, float]) -> None:
         print(
@@ -312,7 +349,7 @@ def warm_start(
             device=device,
             threads=threads,
             report=report,
-            on_part=None if tables is None else (lambda k: tables.threads_on(net, k)),
+            on_part=None if tables is None else (lambda j: tables.threads_on(net, on_table[j])),
         )
     finally:
         if tables is not None:
@@ -320,6 +357,6 @@ def warm_start(
     for name, value in stats.items():
         writer.add_scalar(f"imitation/{name}", value, 0)
     print(
-        f"warm start: cloned {im.teacher} on {total:,} decisions in "
+        f"warm start: cloned {teachers} on {total:,} decisions in "
         f"{time.perf_counter() - started:.0f} s (accuracy {stats['accuracy']:.1%})"
     )

@@ -63,6 +63,7 @@ from training.ppo.config import TrainConfig, to_yaml
 from training.ppo.device_buffers import to_device
 from training.ppo.evaluate import evaluate, format_results
 from training.ppo.game_setup import (
+    check_teachers,
     initial_weights,
     is_domain_wheel,
     make_env,
@@ -816,6 +817,9 @@ def start_session(
     whole, config = config, config.table_configs()[0][1]  # several tables: the first is built here (tables.py)
     run = config.run
     initial = initial_weights(config) if resume is None else None  # network.init_from, checked before any work
+    clones = resume is None and any(c.imitation.teacher != "none" for _, c in whole.table_configs())
+    if clones:
+        check_teachers(whole)  # a network teacher's file too
     folder = run_folder.choose(run.out_dir, run.name, run.seed, run_dir, resume, overwrite)
     minutes = config.run.max_minutes  # counted from here: warm start and PPO together
     deadline = time.monotonic() + minutes * 60 if minutes > 0 else float("inf")
@@ -865,7 +869,7 @@ def start_session(
     passes = NetworkThreads(net, thread_count(config.run.network_threads), processes=config.run.update_processes)
     if several is not None:
         several.passes[0] = passes  # the first table's map: the network's now
-    if resume is None and config.imitation.teacher != "none":
+    if clones:
         try:
             warm_start(net, config, writer, device, passes, several)  # on the update's threads (or processes) too
         except BaseException:

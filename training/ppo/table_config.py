@@ -5,7 +5,8 @@ A config may list **tables** (docs/TRAINING.md "Tables"); each entry is a mappin
 * the game's options it changes (those its adapter lists in ``table_options``: a game whose one network reads
   every map and player count, e.g. Frontera's ``map``, ``players``, ``fog``, ``cards``, ``max_turns``);
 * optionally :data:`TABLE_KEYS`: ``name`` (the table's name in logs; default: made of the options it changes),
-  ``num_envs`` and ``fog_rows`` (its ``env`` keys) and ``weights`` (its ``league.weights``).
+  ``num_envs`` and ``fog_rows`` (its ``env`` keys), ``weights`` (its ``league.weights``) and ``teacher`` (its
+  ``imitation.teacher``: who plays its warm start's demonstrations, "none" for none).
 
 Everything else comes from the config's sections. ``table_schedule`` says which table each PPO update trains:
 ``round_robin`` (one update each in turn) or one whole number per table, the updates it gets in every cycle,
@@ -23,7 +24,7 @@ from typing import Any
 from gamecore.errors import brief
 
 #: keys of a table entry that are not game options
-TABLE_KEYS: tuple[str, ...] = ("name", "num_envs", "fog_rows", "weights")
+TABLE_KEYS: tuple[str, ...] = ("name", "num_envs", "fog_rows", "weights", "teacher")
 #: the most tables one run may hold (each has its own vector env and rollout buffers)
 MAX_TABLES = 16
 #: the most updates one table may get in a cycle of ``table_schedule``
