@@ -139,35 +139,3 @@ def test_dw_train_with_tables_clones_on_every_table_then_trains(tmp_path: Path) 
     assert any(f"cloning expansionist on {sum(counts):,} decisions" in line for line in lines)
     payload = checkpoint.load(tmp_path / "run" / "checkpoint.pt")
     assert payload["counters"]["updates"] == 2
-
-
-def test_each_table_has_its_own_teacher_or_none(tmp_path: Path) -> None:
-    """A table's ``teacher`` key: a network on one table (a one-table run's policy), no clone on the other."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    code = "import sys; from dw_cli.main import main; sys.exit(main(sys.argv[1:]))"
-
-    def train(*args: str) -> str:
-        done = subprocess.run([sys.executable, "-c", code, "train", *args], env=env, capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr[-3000:]
-        return done.stdout
-
-    train("--config", str(CONFIG), "--run-dir", str(tmp_path / "one"), "--set", "run.stop_after_updates=1")
-    teacher = str(tmp_path / "one" / "policy.pt")
-    tables = (
-        "tables=[{players: 2, num_envs: 4, teacher: none}, "
-        f"{{players: 3, map: medium, max_turns: 3, num_envs: 4, name: medium3, teacher: '{teacher}'}}]"
-    )
-    overrides = [
-        tables,
-        "imitation.decisions=100",
-        "imitation.epochs=1",
-        "imitation.workers=1",
-        "run.stop_after_updates=1",
-    ]
-    out = train(
-        "--config", str(CONFIG), "--run-dir", str(tmp_path / "two"), *[a for o in overrides for a in ("--set", o)]
-    )
-    lines = [line for line in out.splitlines() if line.startswith("warm start:")]
-    collected = [line for line in lines if "collected" in line]
-    assert len(collected) == 1 and f"of {teacher} collected on table medium3" in collected[0]
-    assert any(line.startswith(f"warm start: cloned {teacher} on ") for line in lines)

@@ -53,9 +53,18 @@ def test_network_teachers_collect_in_worker_processes_as_in_one() -> None:
         np.testing.assert_array_equal(data[key], np.concatenate([part[key] for part in parts]))
 
 
-def test_a_frontera_teacher_plays_on_another_map_than_its_own(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def frontera_teacher(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Return the policy of a one-update Frontera smoke run (small map, 3 players)."""
+    run = tmp_path_factory.mktemp("teacher") / "run"
+    done = dw_train("--config", str(SMOKE), "--run-dir", str(run), "--set", "run.stop_after_updates=1")
+    assert done.returncode == 0, done.stderr[-3000:]
+    return str(run / "policy.pt")
+
+
+def test_a_frontera_teacher_plays_on_another_map_than_its_own(frontera_teacher: str) -> None:
     """Frontera's weights fit every map: a teacher trained on the small map demonstrates on the medium one."""
-    teacher = small_frontera_checkpoint(tmp_path)
+    teacher = frontera_teacher
     medium = cfg.load(SMOKE, ["game.map=medium", "game.players=4"]).options
     data = collect_demonstrations(medium, teacher, 80, seed=1, num_envs=4, game_id="frontera")
     n = len(data["actions"])
@@ -91,15 +100,32 @@ def test_a_missing_or_unfit_teacher_stops_the_run_before_its_folder_is_made(tmp_
     assert not run.exists()
 
 
-def small_frontera_checkpoint(tmp_path: Path) -> str:
-    """Return the policy of a one-update Frontera smoke run (small map, 3 players)."""
-    run = tmp_path / "teacher"
-    done = dw_train("--config", str(SMOKE), "--run-dir", str(run), "--set", "run.stop_after_updates=1")
-    assert done.returncode == 0, done.stderr[-3000:]
-    return str(run / "policy.pt")
-
-
 def dw_train(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     code = "import sys; from dw_cli.main import main; sys.exit(main(sys.argv[1:]))"
     return subprocess.run([sys.executable, "-c", code, "train", *args], env=env, capture_output=True, text=True)
+
+
+def test_each_table_has_its_own_teacher_or_none(frontera_teacher: str, tmp_path: Path) -> None:
+    """A table's ``teacher`` key: a network on one table (a one-table run's policy), no clone on the other."""
+    teacher = frontera_teacher
+    tables = (
+        "tables=[{players: 2, num_envs: 4, teacher: none}, "
+        f"{{players: 3, map: medium, max_turns: 3, num_envs: 4, name: medium3, teacher: '{teacher}'}}]"
+    )
+    overrides = [
+        tables,
+        "imitation.decisions=100",
+        "imitation.epochs=1",
+        "imitation.workers=1",
+        "run.stop_after_updates=1",
+    ]
+    done = dw_train(
+        "--config", str(SMOKE), "--run-dir", str(tmp_path / "two"), *[a for o in overrides for a in ("--set", o)]
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
+    lines = [line for line in out.splitlines() if line.startswith("warm start:")]
+    collected = [line for line in lines if "collected" in line]
+    assert len(collected) == 1 and f"of {teacher} collected on table medium3" in collected[0]
+    assert any(line.startswith(f"warm start: cloned {teacher} on ") for line in lines)
