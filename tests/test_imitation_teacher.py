@@ -1,5 +1,6 @@
 """A warm start taught by a network (training/ppo/imitation.py, ``imitation.teacher: PATH.pt``): the demonstrations
-are the checkpoint's own policy, sampled, on the collection's map; a bad teacher stops the run before any work.
+are the checkpoint's own policy, sampled, on the collection's map; each table of a run of several may name its own
+teacher (or none); a bad teacher stops the run before any work.
 """
 
 from __future__ import annotations
