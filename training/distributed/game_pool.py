@@ -51,9 +51,12 @@ class GamePool:
                 for _ in range(workers):
                     mine, theirs = context.Pipe()
                     process = context.Process(target=_serve, args=(theirs, initializer, tuple(initargs)), daemon=True)
+                    # listed before it starts: an exception (a signal that reached another thread of this process,
+                    # whose handler runs here despite the block) right after start() must find it to kill; a worker
+                    # left out ignores SIGTERM, and the interpreter's exit would wait on it for ever
+                    self._workers.append((process, mine))
                     process.start()
                     theirs.close()
-                    self._workers.append((process, mine))
         except BaseException:
             self.kill()
             raise
