@@ -74,14 +74,13 @@ def collect_demonstrations(
         first_phase = env.phase() == 1 if scripted.two_phase else np.ones(num_envs, dtype=bool)
         wild = np.where(first_phase, rng.random(num_envs) < explore, wild)
         actions = env.sample_actions().astype(np.int64)
+        kept = np.flatnonzero(~wild)
         if network is not None:
-            kept = np.flatnonzero(~wild)
             actions[kept] = network_actions(network, obs[kept], masks[kept], rng)
         else:
-            for i in np.flatnonzero(~wild):
+            for i in kept:
                 actions[i] = scripted.action(int(i), teacher, int(acting[i]))
         scripted.pending[wild] = -1
-        kept = np.flatnonzero(~wild)
         rows = np.arange(n, n + len(kept))
         out_obs[rows], out_masks[rows], out_actions[rows] = obs[kept], masks[kept], actions[kept]
         for row, i in zip(rows, kept, strict=True):
