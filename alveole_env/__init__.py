@@ -9,6 +9,7 @@ Modules: :mod:`~alveole_env.geometry` (cells, lines, symmetries), :mod:`~alveole
 :mod:`~alveole_env.vector` (batched env).
 """
 
+import gamecore  # noqa: F401  (first: points numba's cache at the project's hashed folder)
 from alveole_env.encoding import ACTION_PLANES, EXTRA_ACTIONS, NUM_ACTIONS, OBS_SIZE, PLANES
 from alveole_env.engine import AlveoleGame, Move
 from alveole_env.errors import IllegalActionError, PositionError

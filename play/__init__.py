@@ -2,3 +2,5 @@
 
 Game-agnostic; each game plugs in through :mod:`play.games`. See docs/PLAY.md.
 """
+
+import gamecore  # noqa: F401  (first: points numba's cache at the project's hashed folder)

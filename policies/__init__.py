@@ -5,6 +5,7 @@ exported strategy package folder, or a prefixed spec such as ``search:PATH?playo
 (:mod:`policies.files`).
 """
 
+import gamecore  # noqa: F401  (first: points numba's cache at the project's hashed folder)
 from policies.base import Policy
 from policies.files import make_seat_policy
 from policies.registry import available, display_name

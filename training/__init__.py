@@ -17,3 +17,5 @@ The sub-packages import one way, from the bottom up (tests/test_rooms.py checks 
 Modules here import torch only inside the functions that need it, so the arena and the ratings run with the
 engine's dependencies alone.
 """
+
+import gamecore  # noqa: F401  (first: points numba's cache at the project's hashed folder)
