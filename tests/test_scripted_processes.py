@@ -63,16 +63,24 @@ def _assert_same_run(a: dict[str, Any], b: dict[str, Any]) -> None:
     assert table_a["opponent"] == table_b["opponent"]
 
 
-def test_a_run_is_the_same_with_its_ais_in_worker_processes(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def on_two_workers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The run with its AIs in two worker processes, straight through (both tests below compare with it)."""
+    return _train(tmp_path_factory.mktemp("scripted") / "two", "--set", "run.scripted_workers=2")
+
+
+def test_a_run_is_the_same_with_its_ais_in_worker_processes(on_two_workers: dict[str, Any], tmp_path: Path) -> None:
     here = _train(tmp_path / "here")
     assert here["counters"]["games"] >= 20  # games ended and restarted their AIs during the run
     assert {"center", "guardian", "raider", "balanced"} <= set(here["training"]["table"]["opponent"])
-    _assert_same_run(here, _train(tmp_path / "two", "--set", "run.scripted_workers=2"))
+    _assert_same_run(here, on_two_workers)
     _assert_same_run(here, _train(tmp_path / "three", "--set", "run.scripted_workers=3"))
 
 
-def test_a_run_with_worker_processes_resumes_exactly_with_any_count(tmp_path: Path) -> None:
-    straight = _train(tmp_path / "straight", "--set", "run.scripted_workers=2")
+def test_a_run_with_worker_processes_resumes_exactly_with_any_count(
+    on_two_workers: dict[str, Any], tmp_path: Path
+) -> None:
+    straight = on_two_workers
     split = tmp_path / "split"
     _train(split, "--set", "run.scripted_workers=2", "--set", "run.stop_after_updates=3")
     resume = ["train", "--resume", str(split / "checkpoint.pt"), "--set", "run.stop_after_updates=5"]
