@@ -31,7 +31,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = str(ROOT / "configs" / "smoke.yaml")
-UPDATES = 12  # of 16 games x 24 steps each
+UPDATES = 6  # of 16 games x 24 steps each (the interrupted runs are signalled after their first)
 SETTINGS = [
     "--set",
     f"run.total_env_steps={UPDATES * 16 * 24}",
@@ -133,8 +133,10 @@ def test_ctrl_c_at_a_terminal_stops_cleanly_with_the_workers_in_the_process_grou
     scripted AIs' workers must leave the stop to the trainer, which still needs them to finish and save."""
     folder = tmp_path / "run"
     ais = ["--set", "league.weights={latest: 0.4, balanced: 0.3, center: 0.3}", "--set", "run.scripted_workers=2"]
-    # minibatches of several chunks, so that the update's second replica runs in its worker process
+    # minibatches of several chunks, so that the update's second replica runs in its worker process; 4 updates
+    big_updates = 4
     big = ["--set", "env.num_envs=48", "--set", "ppo.num_minibatches=1"]
+    big += ["--set", f"run.total_env_steps={big_updates * 48 * 24}"]
     args = ["--config", CONFIG, "--run-dir", str(folder), *SETTINGS, *ais, *big]
     process = _start(args, hash_seed=6, own_group=True)
     _wait_for_checkpoint(folder, process)
@@ -145,4 +147,4 @@ def test_ctrl_c_at_a_terminal_stops_cleanly_with_the_workers_in_the_process_grou
     assert code == 130, err[-2000:]
     assert "stopped by SIGINT" in err and "Traceback" not in err
     assert (folder / "policy.pt").exists()
-    assert checkpoint.load(folder / "checkpoint.pt")["counters"]["updates"] < UPDATES
+    assert checkpoint.load(folder / "checkpoint.pt")["counters"]["updates"] < big_updates
