@@ -2,9 +2,9 @@
 
 numba checks only the source file of the function it caches, not the files of the kernels that function calls:
 after an edit to ``frontera_env/kernels.py`` a cached kernel in ``frontera_env/vector.py`` that calls it would
-keep running the old rules. Every engine package calls :func:`configure` when it is imported, before any of its
-kernels is compiled, so the cache lives in a folder named after a hash of all the project's packages' sources: a
-fresh cache after any edit anywhere. An explicit ``NUMBA_CACHE_DIR`` is respected.
+keep running the old rules. Importing :mod:`gamecore` calls :func:`configure`, and every package imports
+``gamecore`` first, before any of its kernels exists: the cache lives in a folder named after a hash of all the
+project's packages' sources, a fresh cache after any edit anywhere. An explicit ``NUMBA_CACHE_DIR`` is respected.
 """
 
 from __future__ import annotations
