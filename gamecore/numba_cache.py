@@ -28,8 +28,6 @@ PACKAGES = (
     "dw_cli",
 )
 
-_configured: list[str] = []
-
 
 def source_hash(root: Path) -> str:
     """The first 16 hex digits of a SHA-256 over every package's ``.py`` files, their paths and contents."""
@@ -42,13 +40,13 @@ def source_hash(root: Path) -> str:
 
 
 def configure() -> None:
-    """Point numba at ``$XDG_CACHE_HOME/domain-wheel-rl/numba-<hash>`` once per process."""
-    if _configured or "NUMBA_CACHE_DIR" in os.environ:
+    """Point numba at ``$XDG_CACHE_HOME/domain-wheel-rl/numba-<hash>`` unless ``NUMBA_CACHE_DIR`` is set (by the
+    user, or by an earlier call: once per process)."""
+    if "NUMBA_CACHE_DIR" in os.environ:
         return
     root = Path(__file__).resolve().parent.parent
     base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "domain-wheel-rl"
     cache_dir = str(base / f"numba-{source_hash(root)}")
     os.environ["NUMBA_CACHE_DIR"] = cache_dir
-    _configured.append(cache_dir)
     if "numba" in sys.modules:  # numba already read its config: set it directly
         sys.modules["numba"].config.CACHE_DIR = cache_dir
