@@ -312,18 +312,23 @@ class Game:
         return self._handle or self._bind()[0]
 
     def __getstate__(self) -> dict[str, Any]:
-        """Return the state to pickle or deep-copy: everything but the compiled handle, rebuilt on first use."""
-        state = self.__dict__.copy()
-        state["_handle"] = state["_entries"] = None
-        state["_views"] = ({}, {})  # views of this game's buffers; a copy slices its own
-        return state
+        """Return the state to pickle or deep-copy: the options and the three arrays, nothing derived.
+
+        The geometry and the kernels' tables are shared by every game of the same options and read-only;
+        a copy that carried its own (writeable) copies of them would hold a second geometry and give the
+        compiled kernels a handle of another type, so that its first move compiled them again.
+        """
+        return {"options": self.options, "board": self.board, "lands": self.lands, "scalars": self.scalars}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        state.setdefault("_handle", None)  # games pickled before the handle existed
-        state.setdefault("_entries", None)
-        state.setdefault("_num_cells", state["geometry"].num_cells)
-        state.setdefault("_views", ({}, {}))
-        self.__dict__.update(state)
+        """Rebuild a game from :meth:`__getstate__`'s state (or an older pickle's, which held more).
+
+        The arrays are checked as the constructor checks them (:func:`check_state`).
+        """
+        options, board, lands, scalars = state["options"], state["board"], state["lands"], state["scalars"]
+        geometry = check_state(options, board, lands, scalars)
+        self.__dict__.update(options=options, board=board, lands=lands, scalars=scalars)
+        self._setup(geometry)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in _STATE_FIELDS and "geometry" in self.__dict__:

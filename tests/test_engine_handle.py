@@ -13,6 +13,7 @@ import copy
 import pickle
 from typing import Any
 
+import numba
 import numpy as np
 import pytest
 from numba.core.dispatcher import Dispatcher
@@ -87,6 +88,34 @@ def test_games_with_a_bound_handle_pickle_and_deepcopy() -> None:
         assert twin != game and twin.turn == (game.turn + 1) % 3
 
 
+def test_a_copy_shares_the_read_only_tables_so_its_handle_has_the_originals_type() -> None:
+    """A pickled or deep-copied game holds its arrays only: the geometry and the kernels' tables are the
+    shared, read-only ones of its options, so the compiled kernels see the type they were compiled for (a
+    copy with writeable copies of the tables made its first move compile them again, about 30 s)."""
+    game = bound_game()
+    arrays = game.board.nbytes + game.lands.nbytes + game.scalars.nbytes
+    assert len(pickle.dumps(game)) < arrays + 2048  # no geometry inside (a pickle held 106 kB on the standard map)
+    for twin in (pickle.loads(pickle.dumps(game)), copy.deepcopy(game)):
+        assert twin.geometry is game.geometry and twin._tables is game._tables
+        assert not any(table.flags.writeable for table in twin._tables)
+        assert numba.typeof(twin.handle()) == numba.typeof(game.handle())
+        assert twin.board.flags.writeable and twin.board is not game.board
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [("board", 99, "board"), ("scalars", -1, "TURN"), ("lands", None, "lands")],
+)
+def test_a_pickled_state_with_bad_arrays_is_refused_naming_them(field: str, value: Any, message: str) -> None:
+    state = copy.deepcopy(bound_game().__getstate__())
+    if value is None:
+        state[field] = state[field][:, :-1].copy()  # a land short
+    else:
+        state[field][lay.TURN if field == "scalars" else 0] = value
+    with pytest.raises(StateError, match=message):
+        Game.__new__(Game).__setstate__(state)
+
+
 def test_aec_env_steps_through_its_bound_handle_and_keeps_refusing_illegal_actions() -> None:
     env = domain_wheel_v0.raw_env(**SMALL.to_dict())
     env.reset()
@@ -101,11 +130,10 @@ def test_aec_env_steps_through_its_bound_handle_and_keeps_refusing_illegal_actio
 
 def test_a_game_pickled_before_the_handle_existed_loads_and_plays() -> None:
     game = bound_game()
-    state = copy.deepcopy(game.__getstate__())
-    for key in ("_handle", "_entries", "_num_cells"):
-        del state[key]  # what a pickle of the engine before issue 50 holds
+    skip = ("_handle", "_entries", "_num_cells")  # what a pickle of the engine before issue 50 lacks
+    state = copy.deepcopy({key: value for key, value in game.__dict__.items() if key not in skip})
     old = Game.__new__(Game)
-    old.__setstate__(state)
-    assert old == game
+    old.__setstate__(state)  # the whole __dict__, geometry and writeable table copies included
+    assert old == game and old.geometry is game.geometry and old._tables is game._tables
     old.pass_turn()
     assert old.turn == (game.turn + 1) % 3 and old.destination_cells(int(old.movable_cells()[0]))[0].size > 0
