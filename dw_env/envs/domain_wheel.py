@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from dw_env.engine import Game, IllegalActionError, initial_arrays, kernel_tables, new_workspace
 from dw_env.envs.action_space import ActionSpace
 from dw_env.envs.actions import frames_of
-from dw_env.envs.handle import EnvHandle, entries_for
+from dw_env.envs.handle import entries_for, new_env_handle
 from dw_env.envs.observation import (
     CTRL_PHASE,
     CTRL_SELECTED,
@@ -94,7 +94,7 @@ class raw_env(BoardGameAEC):  # noqa: N801 - PettingZoo's naming convention
         self._viewer = -1  # whose observation _obs holds
         self._other_obs = np.zeros(size, dtype=np.int8)
         self._other_mask = np.zeros(n_act, dtype=np.int8)
-        self._handle = EnvHandle(  # type: ignore[no-untyped-call]
+        self._handle = new_env_handle(
             self._tables, self._frames, self._work, self._enc_work, self._board, self._lands, self._scalars,
             self._ctrl, self._reward_buf, self._obs, self._mask,
         )  # fmt: skip

@@ -39,6 +39,16 @@ structref.define_proxy(  # type: ignore[no-untyped-call]
 
 
 @njit(cache=True, nogil=True)
+def new_env_handle(G, F, W, X, board, lands, scalars, ctrl, rewards, obs, mask):  # type: ignore[no-untyped-def]
+    """Return a new handle over the given arrays, in :data:`FIELDS` order.
+
+    Call this, not ``EnvHandle(...)``: the proxy's own constructor is compiled anew in every process (about
+    2 s), where this one is cached on disk with the kernels.
+    """
+    return EnvHandle(G, F, W, X, board, lands, scalars, ctrl, rewards, obs, mask)  # type: ignore[no-untyped-call]
+
+
+@njit(cache=True, nogil=True)
 def step(h, action, shaping, truncation_reward):  # type: ignore[no-untyped-def]
     """Play one masked-legal env action and write the next acting player's observation; return the status."""
     return step_and_observe(
