@@ -157,6 +157,30 @@ class FronteraGraphNet(nn.Module):
         statics = torch.stack([size, bonus, graph["degree"] / 6.0], -1).expand(b, -1, -1)
         return torch.cat([own, shares, statics], -1)
 
+    def _territory_logits(self, h: Tensor, pooled: Tensor) -> Tensor:
+        """Return the territory head on ``[h_t, W p]`` ([B, N, BUCKETS + 2]), its first layer split by input.
+
+        ``W1 [h_t, q] = W1_h h_t + W1_q q``: the pooled part is computed once per row, not once per territory.
+        """
+        first, c = self.territory_head[0], h.shape[-1]
+        w = first.weight
+        q = F.linear(self.pool_to_territory(pooled), w[:, c:])  # [B, H]
+        return self.territory_head[2](F.relu(F.linear(h, w[:, :c], first.bias) + q[:, None]))
+
+    def _edge_logits(self, h: Tensor, graph: dict[str, Tensor]) -> Tensor:
+        """Return the edge head on ``[h_src, h_dst, sea]`` ([B, E, 2]), its first layer split by input.
+
+        ``W1 [h_s, h_d, sea] = (W1_s h)_s + (W1_d h)_d + sea w1``: the two products run per territory (N rows)
+        and are gathered per edge (E rows, about four per territory), where the concatenation would run the
+        whole product per edge. The weights are ``edge_head``'s, so checkpoints and packages are unchanged.
+        """
+        first, c = self.edge_head[0], h.shape[-1]
+        w = first.weight
+        out = F.linear(h, w[:, :c], first.bias).index_select(1, graph["src"])
+        out = out + F.linear(h, w[:, c : 2 * c]).index_select(1, graph["dst"])
+        out = out + graph["sea"][None, :, None] * w[:, 2 * c]
+        return self.edge_head[2](F.relu(out))
+
     def forward(self, obs: Tensor) -> tuple[Tensor, Tensor]:
         """Return (logits [B, A], value [B]) of packed observations [B, N*(19 + R) + 78] (int8 or float)."""
         b, n, row = obs.shape[0], self.n, self.row
@@ -174,10 +198,8 @@ class FronteraGraphNet(nn.Module):
         for layer in self.layers:
             h = layer(h, graph)
         pooled = torch.cat([h.mean(1), h.amax(1), g], -1)
-        per_t = self.territory_head(torch.cat([h, self.pool_to_territory(pooled)[:, None].expand(-1, n, -1)], -1))
-        hs, hd = h.index_select(1, graph["src"]), h.index_select(1, graph["dst"])
-        sea = graph["sea"][None, :, None].expand(b, -1, 1)
-        per_e = self.edge_head(torch.cat([hs, hd, sea], -1))
+        per_t = self._territory_logits(h, pooled)
+        per_e = self._edge_logits(h, graph)
         heads = self.pooled_head(pooled)
         t, o = _TRADES, BUCKETS + 1
         logits = torch.cat(
