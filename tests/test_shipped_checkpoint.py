@@ -26,10 +26,15 @@ def test_shipped_agent_plays_a_legal_game(path: Path) -> None:
     import torch
 
     game_id = torch.load(path, weights_only=True).get("game", games.DEFAULT_GAME)
-    if game_id != games.DEFAULT_GAME:  # a board game's agent: against random, through its game's adapter
+    if game_id != games.DEFAULT_GAME:  # another game's agent: against random, through its game's adapter
         adapter = games.get(game_id)
-        seats = [adapter.make_seat(str(path), seed=0), adapter.make_seat("random", seed=1)]
-        board = adapter.new_game(adapter.default_options())
+        options, rival = adapter.default_options(), "random"
+        if game_id == "frontera":  # against the expansionist, whose games end by the rules in a few rounds
+            options = adapter.options_from_dict({**adapter.options_to_dict(options), "map": "small", "players": 2})
+            adapter, rival = adapter.for_options(options), "expansionist"
+        seats = [adapter.make_seat(str(path), seed=0)]
+        seats += [adapter.make_seat(rival, seed=s) for s in range(1, adapter.num_players)]
+        board = adapter.new_game(options)
         while not board.over:
             action = seats[board.turn].act(board, board.turn)
             assert action in board.legal_actions()

@@ -113,7 +113,8 @@ def load_map(name: str) -> FronteraMap:
 
 
 class FronteraMatch:
-    """One game as the shared layers drive it: ``turn``, ``over``, ``copy()``, ``play(action)``, and its seed."""
+    """One game as the shared layers drive it: ``turn``, ``over``, ``copy()``, ``play(action)``,
+    ``legal_actions()``, and its seed."""
 
     def __init__(self, game: Game, seed: int) -> None:
         self.game, self.seed = game, seed
@@ -131,6 +132,10 @@ class FronteraMatch:
 
     def play(self, action: Action) -> None:
         self.game.apply(action)
+
+    def legal_actions(self) -> list[Action]:
+        """Return the legal actions of the seat to act, as the board games' matches do (the engine's list)."""
+        return self.game.legal_actions(self.turn)
 
 
 class _Recorder(GameRecorder):
