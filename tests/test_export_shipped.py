@@ -62,12 +62,13 @@ def test_package_plays_legal_moves_on_every_map_it_accepts(folder: Path) -> None
     package = read_package(folder)
     if package.game != "domain-wheel":
         adapter = games.get(package.game)
-        frontera_maps = {map_key(reference_map(size))["map_digest"]: size for size in SIZES}
+        trained = package.manifest["game"]["trained_options"]
+        if package.game == "frontera":  # a graph accepts one map's key: each is played on that reference map
+            maps = {map_key(reference_map(size))["map_digest"]: size for size in SIZES}
         for graph in package.graphs:
-            trained = package.manifest["game"]["trained_options"]
             accepts = {k: v for k, v in graph.accepts.items() if k in trained}  # Alveole's one grid is no option
-            if package.game == "frontera":  # a graph accepts one map's key: play that reference map
-                accepts = {"map": frontera_maps[graph.accepts["map_digest"]]}
+            if package.game == "frontera":
+                accepts = {"map": maps[graph.accepts["map_digest"]]}
             options = adapter.options_from_dict({**trained, **accepts})
             adapter = adapter.for_options(options)  # Frontera: the trained number of players
             seats = [adapter.make_seat(str(folder), seed=s) for s in range(adapter.num_players)]
