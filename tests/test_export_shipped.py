@@ -66,9 +66,10 @@ def test_package_plays_legal_moves_on_every_map_it_accepts(folder: Path) -> None
         if package.game == "frontera":  # a graph accepts one map's key: each is played on that reference map
             maps = {map_key(reference_map(size))["map_digest"]: size for size in SIZES}
         for graph in package.graphs:
-            accepts = {k: v for k, v in graph.accepts.items() if k in trained}  # Alveole's one grid is no option
             if package.game == "frontera":
                 accepts = {"map": maps[graph.accepts["map_digest"]]}
+            else:  # Alveole's one grid is no option
+                accepts = {k: v for k, v in graph.accepts.items() if k in trained}
             options = adapter.options_from_dict({**trained, **accepts})
             adapter = adapter.for_options(options)  # Frontera: the trained number of players
             seats = [adapter.make_seat(str(folder), seed=s) for s in range(adapter.num_players)]
