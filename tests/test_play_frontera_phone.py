@@ -7,7 +7,8 @@ territory too small to tap zooms in on it instead of playing; a pinch zooms; a t
 the finger (checked on the server's game); a drag pans and places nothing. On a desktop: the wheel zooms about the
 pointer, a click still plays, a double click on the water zooms in, the keys pan and the fit button shows it all.
 
-Every wait is a condition with a generous safety net; gestures are Chromium's own touch events (CDP).
+Every wait is a condition with a generous safety net; gestures are Chromium's own touch events (CDP), sent while
+the page's clock stands still where a slow one could otherwise last as long as a long press.
 """
 
 from __future__ import annotations
@@ -191,6 +192,7 @@ def test_on_a_phone_a_pinch_then_a_tap_places_on_the_intended_territory_and_a_dr
     phone: Any, live_server: LiveServer
 ) -> None:
     pg = phone
+    pg.clock.install()  # the page's clock, held still while the test's fingers touch the map (below)
     session = large_game(live_server, pg)
     cdp = pg.context.new_cdp_session(pg)
     # the log filled by the AIs' deployment never scrolls the panels under the map away from the phase's buttons
@@ -210,6 +212,10 @@ def test_on_a_phone_a_pinch_then_a_tap_places_on_the_intended_territory_and_a_dr
     t = min(inner, key=lambda u: min(size(pg, u)))
     # at the whole map's scale a territory is under 32 px: the tap zooms in on it (and places nothing: see the end)
     assert min(size(pg, t)) < TAP
+    # a finger held 550 ms on a territory places all its armies (a long press); each touch here is a message of its
+    # own, and on a loaded machine the next one can come later than that: with the page's clock paused, every
+    # gesture below takes no time on the page, as a real finger's quick tap or drag does
+    pg.clock.pause_at(pg.evaluate("Date.now()") + 1)
     pg.touchscreen.tap(*centre(pg, t))
     pg.wait_for_function("Number(document.querySelector('[data-testid=frontera-board]').dataset.zoom) > 1")
     assert min(size(pg, t)) >= TAP
@@ -232,6 +238,7 @@ def test_on_a_phone_a_pinch_then_a_tap_places_on_the_intended_territory_and_a_dr
     view = pg.get_attribute("[data-testid=frontera-board]", "viewBox")
     drag(cdp, centre(pg, t), (-60, -40))  # a drag that starts on the territory moves the map
     assert pg.get_attribute("[data-testid=frontera-board]", "viewBox") != view
+    pg.clock.resume()  # the page draws its views at animation frames, which run on its clock
     board.wait_state(pg, f"Number(d.ply) >= {session.ply}")  # the page shows the placement before its undo
     # a mouse click: a tap just after a finger's drag only stops the drag's fling (Chromium drops its click)
     pg.click("[data-testid=fr-undo]")
