@@ -36,6 +36,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "dw_cli.commands.sweep",
     "dw_cli.commands.ladder",
     "dw_cli.commands.export",
+    "dw_cli.commands.blend",
     "dw_cli.commands.play",
 )
 

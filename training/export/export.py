@@ -380,6 +380,7 @@ def package_manifest(
             "env_steps": int(counters.get("env_steps", 0)),
             "counters": {k: v for k, v in counters.items() if isinstance(v, (int, float))},
             "config": _jsonable(payload.get("config", {})),
+            **({"blend": _jsonable(payload["blend"])} if isinstance(payload.get("blend"), dict) else {}),
             "exported_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         },
         "strength": {"source": "none"},
