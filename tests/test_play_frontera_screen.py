@@ -78,6 +78,9 @@ def test_a_language_change_reaches_the_built_once_controls_no_cards_no_panel_and
         "spectator_url": live_server.url + room["spectate"],
     }
     pg.goto(live_server.url)
+    # the menu is up: the seat link below is a hash change the page routes (main.js routes only once its texts
+    # are loaded; before that fix, a link followed while they loaded was routed twice, untranslated the first time)
+    pg.wait_for_selector("[data-testid=menu] [data-testid=play]")
     pg.evaluate("([id, saved]) => sessionStorage.setItem(`dw.room.${id}`, saved)", [room["room"], json.dumps(saved)])
     pg.goto(live_server.url + room["seats"][0]["link"])
     synced(pg, session)

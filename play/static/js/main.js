@@ -154,9 +154,10 @@ async function route() {
   return screen.show();
 }
 
-window.addEventListener("popstate", route);
-window.addEventListener("hashchange", route);
 await initI18n();
 translate(document);
 document.title = TITLE;
+// routes wait for the texts: a link followed while they load is routed once, by the first route, in its language
+window.addEventListener("popstate", route);
+window.addEventListener("hashchange", route);
 route();
