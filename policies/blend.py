@@ -15,7 +15,6 @@ exports and starts training runs as any checkpoint does.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 from dw_env.errors import brief
 from policies import checkpoint
 from policies.checkpoint import CheckpointError
+from policies.package import sha256_of
 
 #: the entry a blended file carries beside the checkpoint's own (policies/checkpoint.py)
 BLEND_KEY = "blend"
@@ -35,14 +35,6 @@ def check_weight(weight: Any) -> float:
     if not 0.0 <= weight <= 1.0:
         raise ValueError(f"blend weight {weight:g} is outside 0..1 (0: the start's weights, 1: the tuned ones)")
     return float(weight)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _check_same_network(start: dict[str, Any], tuned: dict[str, Any], a: Path, b: Path) -> None:
@@ -94,9 +86,9 @@ def blend(start_path: str | Path, tuned_path: str | Path, weight: float) -> dict
     out["model"] = model
     out[BLEND_KEY] = {
         "start": a.name,
-        "start_sha256": _sha256(a),
+        "start_sha256": sha256_of(a.read_bytes()),
         "tuned": b.name,
-        "tuned_sha256": _sha256(b),
+        "tuned_sha256": sha256_of(b.read_bytes()),
         "weight": w,
     }
     return out

@@ -7,19 +7,17 @@ it appears whole or not at all, and an existing file is replaced only with ``--f
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 from typing import Any
 
 
 def _weight(text: str) -> float:
+    from policies.blend import check_weight
+
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}") from None
-    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}")
-    return value
+        return check_weight(float(text))
+    except ValueError as exc:  # float()'s or the range's
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}") from exc
 
 
 def register(subparsers: Any) -> None:
@@ -46,7 +44,7 @@ def register(subparsers: Any) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     from policies import checkpoint
-    from policies.blend import blend
+    from policies.blend import BLEND_KEY, blend
 
     out: Path = args.out
     if out.suffix != ".pt":
@@ -60,7 +58,7 @@ def run_command(args: argparse.Namespace) -> int:
     payload = blend(args.start, args.tuned, args.weight)
     checkpoint.save(out, payload)
     counted = sum(int(t.numel()) for t in payload["model"].values())
-    w = payload["blend"]["weight"]
+    w = payload[BLEND_KEY]["weight"]
     print(
         f"wrote {out}: {1 - w:g} x {args.start.name} + {w:g} x {args.tuned.name} "
         f"({checkpoint.game_of(payload, out)}, {len(payload['model'])} tensors, {counted:,} numbers)"
