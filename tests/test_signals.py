@@ -115,6 +115,8 @@ WORKERS = [
     "env.num_envs=48",
     "--set",
     "ppo.num_minibatches=1",
+    "--set",
+    "run.network_threads=2",
 ]
 
 

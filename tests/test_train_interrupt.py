@@ -135,7 +135,7 @@ def test_ctrl_c_at_a_terminal_stops_cleanly_with_the_workers_in_the_process_grou
     ais = ["--set", "league.weights={latest: 0.4, balanced: 0.3, center: 0.3}", "--set", "run.scripted_workers=2"]
     # minibatches of several chunks, so that the update's second replica runs in its worker process; 4 updates
     big_updates = 4
-    big = ["--set", "env.num_envs=48", "--set", "ppo.num_minibatches=1"]
+    big = ["--set", "env.num_envs=48", "--set", "ppo.num_minibatches=1", "--set", "run.network_threads=2"]
     big += ["--set", f"run.total_env_steps={big_updates * 48 * 24}"]
     args = ["--config", CONFIG, "--run-dir", str(folder), *SETTINGS, *ais, *big]
     process = _start(args, hash_seed=6, own_group=True)
