@@ -111,7 +111,7 @@ def test_arena_cli_refuses_options_of_another_game() -> None:
 
 def _tiny_config(tmp_path: Path, game: str) -> Path:
     text = f"""
-run: {{name: tiny, seed: 2, total_env_steps: 1024, max_minutes: 0, device: cpu, torch_threads: 1,
+run: {{name: tiny, seed: 2, total_env_steps: 1024, max_minutes: 0, device: cpu, torch_threads: 1, network_threads: 1,
        env_threads: 1, checkpoint_every: 1, progress: false, out_dir: {tmp_path / "runs"}}}
 game: {game}
 env: {{num_envs: 8, num_steps: 32, opening_plies: 4}}

@@ -37,7 +37,7 @@ NAMES = {
 
 def _config(tmp_path: Path, game: str) -> Path:
     text = f"""
-run: {{name: tiny, seed: 2, total_env_steps: 4096, max_minutes: 0, device: cpu, torch_threads: 1,
+run: {{name: tiny, seed: 2, total_env_steps: 4096, max_minutes: 0, device: cpu, torch_threads: 1, network_threads: 1,
        env_threads: 1, checkpoint_every: 1, progress: false, out_dir: {tmp_path / "runs"}}}
 game: {GAMES[game]}
 env: {{num_envs: 8, num_steps: 24}}
