@@ -520,6 +520,38 @@ def test_a_route_left_while_loading_does_not_draw_over_the_next(page: Any, live_
     assert "Esa sala no existe" in pg.inner_text("[data-testid=join-error]")  # error.no_such_room, in Spanish
 
 
+def test_a_followed_link_and_back_each_show_their_screen_once(page: Any, live_server: LiveServer) -> None:
+    """A fragment link and the Back button fire both popstate and hashchange: each address is routed once.
+
+    Twice used to draw every screen twice (the second drawing found state the first had changed: a room's
+    invites already shown). The page's views are counted as they are put into #app; the test's own hashchange
+    listener runs after the page's, so a second route would have drawn its view by then."""
+    pg = page
+    pg.goto(live_server.url + "/")
+    pg.wait_for_selector("[data-testid=menu] [data-testid=play]")
+    pg.evaluate(
+        """() => {
+          window.viewsShown = 0;
+          window.hashChanges = 0;
+          new MutationObserver((records) => {
+            for (const r of records) {
+              for (const n of r.addedNodes) if (n.classList?.contains("view")) window.viewsShown++;
+            }
+          }).observe(document.getElementById("app"), { childList: true });
+          window.addEventListener("hashchange", () => window.hashChanges++);
+        }"""
+    )
+    pg.evaluate("() => { location.hash = '#tutorial'; }")
+    pg.wait_for_function("window.hashChanges === 1")
+    pg.wait_for_selector("[data-testid=tutorial-step][data-step='1']")
+    assert pg.evaluate("window.viewsShown") == 1
+    pg.go_back()
+    pg.wait_for_function("window.hashChanges === 2")
+    pg.wait_for_selector("[data-testid=menu] [data-testid=play]")
+    assert pg.evaluate("window.viewsShown") == 2
+    assert pg.locator("[data-testid=tutorial-step]").count() == 0
+
+
 def test_a_whole_game_against_two_ais(page: Any, live_server: LiveServer, tmp_path: Path) -> None:
     """A clicking loop plays Blue to the end: first movable piece and its first destination, else pass."""
     pg = page

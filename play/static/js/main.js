@@ -116,6 +116,21 @@ async function showGame(roomId, token, seat) {
   if (firstInvites) screen.toggleMenu(true);
 }
 
+// A fragment link or Back fires popstate, then hashchange for the same address: route it once. A link to the
+// address already shown fires popstate alone and shows it again (a fresh drawing, in the current language).
+let popped = null;
+
+function onPopState() {
+  popped = location.href;
+  route();
+}
+
+function onHashChange() {
+  const seen = popped === location.href;
+  popped = null;
+  if (!seen) route();
+}
+
 async function route() {
   const q = hashParams();
   // your turns elsewhere are watched from the menus and the games, not the tutorial or the replays
@@ -158,6 +173,6 @@ await initI18n();
 translate(document);
 document.title = TITLE;
 // routes wait for the texts: a link followed while they load is routed once, by the first route, in its language
-window.addEventListener("popstate", route);
-window.addEventListener("hashchange", route);
+window.addEventListener("popstate", onPopState);
+window.addEventListener("hashchange", onHashChange);
 route();
