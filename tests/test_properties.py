@@ -1,4 +1,4 @@
-"""Property tests: thousands of seeded biased-random games, checked after every action.
+"""Property tests: a thousand seeded biased-random games, checked after every action.
 
 The games come from :class:`conftest.BiasedPlayer`, which steers play into
 conquests, liberations, exiles, countdowns and end requests; the coverage test
@@ -32,15 +32,15 @@ from dw_env.rules import layout as lay
 #: name -> (options, number of games). Small maps make conquests quick; the many short games check the
 #: opening and middle game, the long ones reach liberations, countdowns, end requests and every ending.
 OPTION_SETS: dict[str, tuple[GameOptions, int]] = {
-    "n1R2": (GameOptions(land_radius=1, map_radius=2, max_rounds=12), 1030),
-    "n1R2-long": (GameOptions(land_radius=1, map_radius=2, max_rounds=60), 200),
-    "n2R2-slow-knights": (GameOptions(land_radius=2, map_radius=2, fast_knights=False, max_rounds=35), 200),
+    "n1R2": (GameOptions(land_radius=1, map_radius=2, max_rounds=12), 515),
+    "n1R2-long": (GameOptions(land_radius=1, map_radius=2, max_rounds=60), 100),
+    "n2R2-slow-knights": (GameOptions(land_radius=2, map_radius=2, fast_knights=False, max_rounds=35), 100),
     "n1R3-not-alone-K1": (
         GameOptions(land_radius=1, map_radius=3, king_may_be_alone=False, turns_to_conquer=1, max_rounds=30),
-        300,
+        150,
     ),
-    "n2R2-K2": (GameOptions(land_radius=2, map_radius=2, turns_to_conquer=2, max_rounds=35), 250),
-    "standard": (GameOptions(max_rounds=15), 20),
+    "n2R2-K2": (GameOptions(land_radius=2, map_radius=2, turns_to_conquer=2, max_rounds=35), 125),
+    "standard": (GameOptions(max_rounds=15), 10),
 }
 ROUND_TRIP_EVERY = 15  # actions between JSON round-trip checks
 MODEL_EVERY = 12  # every 12th game is also played on the plain-Python spec model (tests/reference.py)
@@ -217,14 +217,14 @@ def fuzz() -> FuzzReport:
 
 
 def test_invariants_hold_after_every_action(fuzz: FuzzReport) -> None:
-    assert fuzz.games >= 2000
+    assert fuzz.games >= 1000
     assert not fuzz.violations, "\n".join(fuzz.violations[:20])
 
 
 def test_engine_agrees_with_the_spec_model(fuzz: FuzzReport) -> None:
     """Differential test: legal actions with their move kinds (rule 4, 5.1) and the state after every action
     (rules 3.3, 5.2-5.3, 6-9) match a plain-Python model written from the spec (tests/reference.py)."""
-    assert fuzz.model_checks > 10_000
+    assert fuzz.model_checks > 5_000
     assert not fuzz.model_failures, "\n".join(fuzz.model_failures)
 
 
@@ -236,7 +236,7 @@ def test_every_game_ends(fuzz: FuzzReport) -> None:
 
 
 def test_json_round_trip_is_the_identity_on_sampled_positions(fuzz: FuzzReport) -> None:
-    assert fuzz.round_trips > 8_000
+    assert fuzz.round_trips > 4_000
     assert not fuzz.round_trip_failures, "\n".join(fuzz.round_trip_failures[:20])
 
 
@@ -252,14 +252,14 @@ def test_generator_exercises_every_rule(fuzz: FuzzReport) -> None:
         total.add(events)
     print({name: events for name, events in fuzz.events.items()})
     # thresholds sit near half of what the seeded run reaches today
-    assert total.conquests > 5000 and total.first_conquests > 5000  # rules 6.1-6.7
-    assert total.liberations >= 20  # rules 7.1-7.4
-    assert total.exiles >= 300  # rules 5.2-5.3
-    assert total.countdowns >= 20  # rule 9.2 trigger
-    assert total.end_requests >= 20 and total.concretised > 0  # rules 9.3-9.4
-    assert total.endings.get("centre", 0) >= 50  # rule 9.1
-    assert total.endings.get("countdown", 0) >= 10  # rule 9.2 expiry
-    assert total.endings.get("end_request", 0) >= 20
+    assert total.conquests > 2500 and total.first_conquests > 2500  # rules 6.1-6.7
+    assert total.liberations >= 15  # rules 7.1-7.4
+    assert total.exiles >= 200  # rules 5.2-5.3
+    assert total.countdowns >= 10  # rule 9.2 trigger
+    assert total.end_requests >= 15 and total.concretised > 0  # rules 9.3-9.4
+    assert total.endings.get("centre", 0) >= 35  # rule 9.1
+    assert total.endings.get("countdown", 0) >= 7  # rule 9.2 expiry
+    assert total.endings.get("end_request", 0) >= 15
     assert total.endings.get("truncation", 0) > 0  # A57
     assert min(total.move_kinds.values()) >= 20, total.move_kinds  # every move kind of rule 4 is played
     for name in ("n1R2", "n1R2-long", "n2R2-slow-knights", "n1R3-not-alone-K1", "n2R2-K2"):
