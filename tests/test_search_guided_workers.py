@@ -152,10 +152,9 @@ def _signal_config(game: str, folder: Path) -> Path:
     [
         ("conquer", 2, signal.SIGTERM, True),
         ("conquer", 0, signal.SIGINT, True),
-        ("domain_wheel", 2, signal.SIGINT, True),
         ("domain_wheel", 2, signal.SIGTERM, False),
     ],
-    ids=["conquer-2-workers", "conquer-in-process", "domain_wheel-2-workers-ctrl-c", "domain_wheel-2-workers-kill"],
+    ids=["conquer-2-workers", "conquer-in-process", "domain_wheel-2-workers-kill"],
 )
 def test_a_stop_signal_during_self_play_leaves_no_worker_and_the_last_checkpoint(
     tmp_path: Path, marked: list[str], game: str, workers: int, sig: signal.Signals, group: bool

@@ -3,9 +3,9 @@
 docs/TRAINING.md promises bit-identical resumption. These tests hold it to that in separate processes, each
 with its own ``PYTHONHASHSEED`` (Python randomises the iteration order of sets of strings per process):
 
-* two fresh runs of the same config under different hash seeds end with identical weights and counters;
 * a run interrupted with SIGINT (once its first checkpoint is on disk) exits with status 130 after writing
-  its checkpoint and policy, and resumed in a new process ends bit-identical to the uninterrupted run;
+  its checkpoint and policy, and resumed in a new process ends bit-identical to the uninterrupted run: three
+  processes under three hash seeds (the straight run's, the interrupted one's, the resumed one's), one run;
 * so does Ctrl-C at a terminal, which sends SIGINT to the run's worker processes too.
 """
 
@@ -71,9 +71,8 @@ def _finish(process: subprocess.Popen[str]) -> tuple[int, str]:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     base = tmp_path_factory.mktemp("interrupt")
-    out: dict[str, Any] = {key: base / key for key in ("straight", "other_hash", "interrupted")}
+    out: dict[str, Any] = {key: base / key for key in ("straight", "interrupted")}
     straight = _start(["--config", CONFIG, "--run-dir", str(out["straight"]), *SETTINGS], hash_seed=1)
-    other = _start(["--config", CONFIG, "--run-dir", str(out["other_hash"]), *SETTINGS], hash_seed=2)
     stopped = _start(["--config", CONFIG, "--run-dir", str(out["interrupted"]), *SETTINGS], hash_seed=3)
     _wait_for_checkpoint(out["interrupted"], stopped)
     stopped.send_signal(signal.SIGINT)
@@ -83,7 +82,6 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     resumed = _start(["--resume", str(out["interrupted"])], hash_seed=4)
     out["resumed_rc"], out["resumed_err"] = _finish(resumed)
     out["straight_rc"], out["straight_err"] = _finish(straight)
-    out["other_rc"], out["other_err"] = _finish(other)
     return out
 
 
@@ -98,13 +96,9 @@ def _assert_same_run(a: Path, b: Path) -> None:
         assert torch.equal(second["model"][name], tensor), name
 
 
-def test_fresh_runs_are_identical_under_different_hash_seeds(runs: dict[str, Any]) -> None:
-    assert runs["straight_rc"] == 0, runs["straight_err"][-2000:]
-    assert runs["other_rc"] == 0, runs["other_err"][-2000:]
-    _assert_same_run(runs["straight"], runs["other_hash"])
-
-
-def test_sigint_writes_checkpoint_and_policy_then_resumes_bit_identical(runs: dict[str, Any]) -> None:
+def test_sigint_writes_checkpoint_and_policy_then_resumes_bit_identical_under_other_hash_seeds(
+    runs: dict[str, Any],
+) -> None:
     err = runs["stopped_err"]
     assert runs["stopped_rc"] == 130, err[-2000:]
     assert "Traceback" not in err
