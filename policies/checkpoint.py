@@ -105,6 +105,30 @@ def stale_temporaries(folder: str | Path, names: tuple[str, ...]) -> list[Path]:
     return sorted(found)
 
 
+_CODE_GLOBAL = re.compile(r"unsupported GLOBAL ([\w.]+)")
+_UNPICKLER_SAID = re.compile(r"WeightsUnpickler error:\s*(.+?)\s*(?:\n\n|$)", re.S)
+
+
+def unreadable_reason(exc: BaseException) -> str:
+    """Say in a few words why ``torch.load(..., weights_only=True)`` refused a file, without torch's advice to load
+    it unsafely (a file is never loaded with ``weights_only=False`` here)."""
+    text = str(exc)
+    if "Weights only load failed" in text:
+        named = _CODE_GLOBAL.search(text)
+        if named:
+            return f"it names {named.group(1)}, and a file holding code, which is never run, is refused unread"
+        said = _UNPICKLER_SAID.search(text)
+        detail = f" ({cut(said.group(1).strip())})" if said else ""
+        return f"not a PyTorch file, or one holding more than tensors and plain data, which is never read{detail}"
+    if isinstance(exc, EOFError):
+        return "an empty or truncated file"
+    if isinstance(exc, KeyError):
+        return "not a PyTorch file (no PyTorch header)"
+    if isinstance(exc, RuntimeError | OSError):
+        return f"a truncated or damaged PyTorch archive ({cut(text.split('. ')[0] or type(exc).__name__)})"
+    return f"corrupt or truncated file ({cut(text or type(exc).__name__)})"
+
+
 def game_of(payload: dict[str, Any], path: str | Path) -> str:
     """Return the id of the game a checkpoint was made for (files without one: Domain Wheel)."""
     from policies import games
@@ -135,8 +159,8 @@ def load(
         payload = torch.load(p, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - torch raises many types for damaged or code-carrying files
         raise CheckpointError(
-            f"{path}: not a readable checkpoint (corrupt or truncated file, or one holding code, which is "
-            f"never run): {cut(str(exc) or type(exc).__name__)}"
+            f"{path}: not a readable checkpoint: {unreadable_reason(exc)}; allowed: a .pt file written by "
+            "dw train or dw blend"
         ) from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise CheckpointError(f"{path}: not a dw train checkpoint (format {brief(_get(payload, 'format'))})")

@@ -84,9 +84,10 @@ def test_other_rules_options_are_refused_unless_only_the_map_matters(tmp_path: P
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"", "not a readable checkpoint"),
-        (b"\x00garbage" * 50, "not a readable checkpoint"),
-        (None, "not a readable checkpoint"),  # a valid file cut in half
+        (b"", "not a readable checkpoint: an empty or truncated file"),
+        (b"\x00garbage" * 50, "not a readable checkpoint: not a PyTorch file, or one holding more than tensors"),
+        (b"# notes\n", "not a readable checkpoint: not a PyTorch file, or one holding more than tensors"),
+        (None, "not a readable checkpoint: a truncated or damaged PyTorch archive"),  # a valid file cut in half
     ],
 )
 def test_corrupt_file_gives_a_clear_error(tmp_path: Path, content: bytes | None, message: str) -> None:
@@ -95,8 +96,11 @@ def test_corrupt_file_gives_a_clear_error(tmp_path: Path, content: bytes | None,
         checkpoint.save(path, _payload())
         content = path.read_bytes()[: path.stat().st_size // 2]
     path.write_bytes(content)
-    with pytest.raises(checkpoint.CheckpointError, match=message):
+    with pytest.raises(checkpoint.CheckpointError, match=message) as refused:
         checkpoint.load(path)
+    # what is allowed, and never torch's advice to load the file unsafely
+    assert "allowed: a .pt file written by dw train or dw blend" in str(refused.value)
+    assert "weights_only" not in str(refused.value) and "arbitrary code" not in str(refused.value)
 
 
 def test_foreign_or_incomplete_files_are_refused(tmp_path: Path) -> None:
