@@ -109,7 +109,7 @@ _CODE_GLOBAL = re.compile(r"unsupported GLOBAL ([\w.]+)")
 _UNPICKLER_SAID = re.compile(r"WeightsUnpickler error:\s*(.+?)\s*(?:\n\n|$)", re.S)
 
 
-def unreadable_reason(exc: BaseException) -> str:
+def _unreadable_reason(exc: BaseException) -> str:
     """Say in a few words why ``torch.load(..., weights_only=True)`` refused a file, without torch's advice to load
     it unsafely (a file is never loaded with ``weights_only=False`` here)."""
     text = str(exc)
@@ -159,7 +159,7 @@ def load(
         payload = torch.load(p, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - torch raises many types for damaged or code-carrying files
         raise CheckpointError(
-            f"{path}: not a readable checkpoint: {unreadable_reason(exc)}; allowed: a .pt file written by "
+            f"{path}: not a readable checkpoint: {_unreadable_reason(exc)}; allowed: a .pt file written by "
             "dw train or dw blend"
         ) from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
